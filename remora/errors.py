@@ -1,0 +1,112 @@
+"""Located user errors.
+
+Every mistake a user can make surfaces as a :class:`RemoraError` that knows
+where in the source it happened.  The CLI, the REPL and the Python API all
+print the same report: ``FILE:LINE:COL: error: MESSAGE``, the source line, and
+a caret under the culprit, followed by optional notes (index bindings,
+counterexamples).  A Python traceback reaching a user is a bug.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, eq=False)
+class Source:
+    """A program text with the name it is reported under (a path, ``<expr>``, ``<repl>``)."""
+
+    name: str
+    text: str
+
+    def line_text(self, line: int) -> str:
+        lines = self.text.split("\n")
+        if 1 <= line <= len(lines):
+            return lines[line - 1].rstrip("\r")
+        return ""
+
+
+@dataclass(frozen=True, eq=False)
+class Span:
+    """A source region: 1-based line and column of its start and (exclusive) end."""
+
+    source: Source
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def __repr__(self) -> str:
+        return f"{self.source.name}:{self.line}:{self.col}"
+
+
+class RemoraError(Exception):
+    """A user-facing error with a source location.
+
+    ``str(err)`` is exactly the report the command line prints; ``message`` is the bare
+    one-line description; ``notes`` are extra lines printed after the caret.
+    """
+
+    kind = "error"
+
+    def __init__(self, message: str, span: Span | None = None, notes: list[str] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.notes: list[str] = list(notes or [])
+
+    @property
+    def line(self) -> int:
+        return self.span.line if self.span else 0
+
+    @property
+    def column(self) -> int:
+        return self.span.col if self.span else 0
+
+    @property
+    def file(self) -> str:
+        return self.span.source.name if self.span else "<unknown>"
+
+    def with_span(self, span: Span | None) -> "RemoraError":
+        """Give a location to an error raised where none was known (keeps an existing one)."""
+        if self.span is None and span is not None:
+            self.span = span
+        return self
+
+    def first_line(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: error: {self.message}"
+
+    def report(self) -> str:
+        out = [self.first_line()]
+        if self.span is not None:
+            out.extend(_caret_lines(self.span))
+        out.extend(f"  note: {n}" for n in self.notes)
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.report()
+
+
+class RemoraSyntaxError(RemoraError):
+    """The text is not a well-formed Remora program (reader or form structure)."""
+
+
+class RemoraTypeError(RemoraError):
+    """The program is well-formed but ill-sorted, ill-kinded or ill-typed."""
+
+
+class RemoraRuntimeError(RemoraError):
+    """A well-typed program failed while running (division by zero, resource limit, ...)."""
+
+
+def _caret_lines(span: Span) -> list[str]:
+    text = span.source.line_text(span.line)
+    if not text.strip():
+        return []
+    start = max(span.col - 1, 0)
+    end = span.end_col - 1 if span.end_line == span.line else len(text)
+    end = max(min(end, len(text)), start + 1)
+    # Reuse the line's own tabs so the caret lines up however the terminal expands them.
+    pad = "".join(c if c == "\t" else " " for c in text[:start])
+    return ["    " + text, "    " + pad + "^" * (end - start)]
+

@@ -1,0 +1,85 @@
+"""Frames and cells: the shape reasoning of T-APP, and how to explain its failures.
+
+An argument of shape ``ι_a`` given to a function expecting cells of shape ``ι``
+has frame ``ι_a ÷ ι`` when ``ι`` is a suffix of ``ι_a``.  The frames of the
+function array and of every argument must be totally ordered by prefix; the
+principal frame is the largest (paper §2.2's lattice join).  All of this is
+structural on canonical forms; z3 is consulted only to explain a failure with a
+concrete counterexample.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import solver
+from .errors import RemoraTypeError, Span
+from .indices import Index, Shape, free_vars, show_index, strip_prefix, strip_suffix
+
+
+@dataclass(frozen=True)
+class FramePart:
+    """One participant of an application: who it is, its frame, and where it is written."""
+
+    who: str  # "the function", "argument 2"
+    frame: Shape
+    span: Span
+    shape: Shape | None = None  # the full shape (for arguments), for messages
+    cell: Shape | None = None
+
+
+def cell_frame(arg_shape: Shape, cell: Shape) -> Shape | None:
+    """The frame of an argument of shape ``arg_shape`` split into cells of shape ``cell``."""
+    return strip_suffix(arg_shape, cell)
+
+
+def principal_frame(parts: list[FramePart], where: Span) -> Shape:
+    """The join of the frames (prefix order), or a type error naming two incompatible ones."""
+    best = parts[0]
+    for part in parts[1:]:
+        if strip_prefix(part.frame, best.frame) is not None:
+            best = part
+        elif strip_prefix(best.frame, part.frame) is None:
+            raise _incompatible(best, part, where)
+    return best.frame
+
+
+def _describe(part: FramePart) -> str:
+    if part.shape is not None and part.cell is not None:
+        return f"{part.who} has frame {part.frame} (shape {part.shape}, cells {part.cell})"
+    return f"{part.who} has frame {part.frame}"
+
+
+def _incompatible(a: FramePart, b: FramePart, where: Span) -> RemoraTypeError:
+    message = (
+        f"the frames of this application are not prefix-compatible: {_describe(a)}, "
+        f"but {_describe(b)}"
+    )
+    message += counterexample_clause(a.frame, b.frame, "prefix")
+    return RemoraTypeError(message, b.span if b.span is not None else where)
+
+
+def counterexample_clause(a: Index, b: Index, relation: str) -> str:
+    """``" (they differ when n = 0)"`` when the indices have variables and z3 finds a witness.
+
+    ``relation`` is ``equal`` (a = b), ``suffix`` (a is a suffix of b) or ``prefix``
+    (one of a, b is a prefix of the other).
+    """
+    if not (free_vars(a) or free_vars(b)):
+        return ""
+    if relation == "equal":
+        found = solver.differ(a, b)
+        text = "they differ"
+    elif relation == "suffix":
+        found = solver.not_suffix(a, b)  # type: ignore[arg-type]
+        text = "it is not a suffix"
+    else:
+        found = solver.not_prefix_related(a, b)  # type: ignore[arg-type]
+        text = "neither is a prefix of the other"
+    if not found:
+        return ""
+    return f" ({text} when {solver.show_assignment(found)})"
+
+
+def shapes_differ_message(a: Index, b: Index) -> str:
+    return f"{show_index(a)} and {show_index(b)}" + counterexample_clause(a, b, "equal")

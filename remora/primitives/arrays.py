@@ -1,0 +1,318 @@
+"""Array primitives: the paper's Fig. 2 with the contract's meanings, and a few extras.
+
+"Items" are the cells along the major axis of an argument's cell.  Each
+implementation receives whole frames: with ``r = len(ctx.frame)``, the items
+axis of an argument is axis ``r``.  Primitives returning boxes build one box per
+frame cell (the contents of boxes may differ in shape, so they cannot share an
+axis).  Signatures are written as in Fig. 2; the registry adds the quantifiers.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..values import BoxValue, PrimFn
+from .registry import primitive
+
+INT64_MAX = 2**63 - 1
+
+
+def _axis(ctx) -> int:
+    return len(ctx.frame)
+
+
+def _item(xs: np.ndarray, r: int, i) -> np.ndarray:
+    return xs[(slice(None),) * r + (i,)]
+
+
+def per_cell(ctx, make) -> np.ndarray:
+    """An object array over the frame whose cell at ``idx`` is ``make(idx)`` (for boxes)."""
+    out = np.empty(ctx.frame, dtype=object)
+    for idx in np.ndindex(*ctx.frame):
+        out[idx] = make(idx)
+    return out
+
+
+def _checked_dims(ctx, values, what: str) -> tuple[int, ...]:
+    dims = tuple(int(v) for v in np.asarray(values).ravel())
+    if any(d < 0 for d in dims):
+        ctx.error(f"{what}: negative dimension in {dims}")
+    ctx.check_size(int(np.prod(dims, dtype=object)), what)
+    return dims
+
+
+# --- items ------------------------------------------------------------------------
+
+
+@primitive("head", "(-> ((Arr t (++ (Shp (+ 1 d)) s))) (Arr t s))", "d:Dim s:Shape t:Atom", doc="The first item.")
+def _head(ctx, xs):
+    return _item(xs, _axis(ctx), 0)
+
+
+@primitive("tail", "(-> ((Arr t (++ (Shp (+ 1 d)) s))) (Arr t s))", "d:Dim s:Shape t:Atom", doc="The last item.")
+def _tail(ctx, xs):
+    return _item(xs, _axis(ctx), -1)
+
+
+@primitive(
+    "behead", "(-> ((Arr t (++ (Shp (+ 1 d)) s))) (Arr t (++ (Shp d) s)))", "d:Dim s:Shape t:Atom",
+    doc="All items but the first.",
+)
+def _behead(ctx, xs):
+    return _item(xs, _axis(ctx), slice(1, None))
+
+
+@primitive(
+    "curtail", "(-> ((Arr t (++ (Shp (+ 1 d)) s))) (Arr t (++ (Shp d) s)))", "d:Dim s:Shape t:Atom",
+    doc="All items but the last.",
+)
+def _curtail(ctx, xs):
+    return _item(xs, _axis(ctx), slice(None, -1))
+
+
+@primitive("length", "(-> ((Arr t (++ (Shp d) s))) (Arr Int (Shp)))", "d:Dim s:Shape t:Atom", doc="The number of items.")
+def _length(ctx, xs):
+    return np.full(ctx.frame, xs.shape[_axis(ctx)], dtype=np.int64)
+
+
+@primitive(
+    "index", "(-> ((Arr t (++ (Shp d) s)) (Arr Int (Shp))) (Arr t s))", "d:Dim s:Shape t:Atom",
+    doc="(index xs i) is item i of xs, counting from 0; out of range is a run-time error.",
+)
+def _index(ctx, xs, i):
+    r = _axis(ctx)
+    d = xs.shape[r]
+    if i.size and (np.min(i) < 0 or np.max(i) >= d):
+        bad = int(i.ravel()[np.argmax((i.ravel() < 0) | (i.ravel() >= d))])
+        ctx.error(f"index {bad} is out of range for {d} items")
+    idx = i.reshape(i.shape + (1,) * (xs.ndim - r))
+    return np.take_along_axis(xs, np.broadcast_to(idx, xs.shape[:r] + (1,) + xs.shape[r + 1:]), axis=r)[
+        (slice(None),) * r + (0,)
+    ]
+
+
+@primitive(
+    "append", "(-> ((Arr t (++ (Shp m) s)) (Arr t (++ (Shp n) s))) (Arr t (++ (Shp (+ m n)) s)))",
+    "m:Dim n:Dim s:Shape t:Atom", doc="The items of the first argument, then those of the second.",
+)
+def _append(ctx, a, b):
+    return np.concatenate([a, b], axis=_axis(ctx))
+
+
+@primitive(
+    "reverse", "(-> ((Arr t (++ (Shp d) s))) (Arr t (++ (Shp d) s)))", "d:Dim s:Shape t:Atom",
+    doc="The items in reverse order.",
+)
+def _reverse(ctx, xs):
+    return np.flip(xs, axis=_axis(ctx))
+
+
+@primitive(
+    "rotate", "(-> ((Arr t (++ (Shp d) s)) (Arr Int (Shp))) (Arr t (++ (Shp d) s)))", "d:Dim s:Shape t:Atom",
+    doc="(rotate xs n): items rotated left by n (right if negative), n taken modulo the length.",
+)
+def _rotate(ctx, xs, n):
+    r = _axis(ctx)
+    d = xs.shape[r]
+    if d == 0 or n.size == 0:
+        return xs
+    lo, hi = int(np.min(n)), int(np.max(n))
+    if lo == hi:
+        return np.roll(xs, -(lo % d), axis=r)
+    idx = (np.arange(d) + n[..., None]) % d
+    idx = idx.reshape(idx.shape + (1,) * (xs.ndim - r - 1))
+    return np.take_along_axis(xs, np.broadcast_to(idx, xs.shape), axis=r)
+
+
+@primitive(
+    "transpose", "(-> ((Arr t (++ (Shp m n) s))) (Arr t (++ (Shp n m) s)))", "m:Dim n:Dim s:Shape t:Atom",
+    doc="Swap the two major axes: rows become columns.",
+)
+def _transpose(ctx, xs):
+    r = _axis(ctx)
+    return np.swapaxes(xs, r, r + 1)
+
+
+# --- folds --------------------------------------------------------------------------
+
+
+def _ufunc_of(ctx, f):
+    """The NumPy ufunc equal to ``f`` when every function in the frame is one associative primitive."""
+    fn = ctx.uniform_function(f)
+    if isinstance(fn, PrimFn) and fn.prim.ufunc is not None:
+        return fn.prim.ufunc
+    return None
+
+
+@primitive(
+    "fold", "(-> ((Arr (-> ((Arr t s) T) T) (Shp)) T (Arr t (++ (Shp d) s))) T)", "d:Dim s:Shape t:Atom T:Array",
+    doc="(fold f z xs) is the right fold (f x1 (f x2 … (f xn z))); f takes (item, accumulator).",
+)
+def _fold(ctx, f, z, xs):
+    r = _axis(ctx)
+    item_cell, acc_cell = ctx.cells[2][1:], ctx.cells[1]
+    acc = z
+    for i in reversed(range(xs.shape[r])):
+        acc = ctx.apply(f, [_item(xs, r, i), acc], (item_cell, acc_cell), acc_cell)
+    return acc
+
+
+@primitive(
+    "reduce", "(-> ((Arr (-> ((Arr t s) (Arr t s)) (Arr t s)) (Shp)) (Arr t (++ (Shp (+ 1 d)) s))) (Arr t s))",
+    "d:Dim s:Shape t:Atom",
+    doc="(reduce f xs) combines the items left to right, (f (f x1 x2) x3) …; may reassociate.",
+)
+def _reduce(ctx, f, xs):
+    r = _axis(ctx)
+    ufunc = _ufunc_of(ctx, f)
+    if ufunc is not None:
+        return ufunc.reduce(xs, axis=r)
+    cell = ctx.cells[1][1:]
+    acc = _item(xs, r, 0)
+    for i in range(1, xs.shape[r]):
+        acc = ctx.apply(f, [acc, _item(xs, r, i)], (cell, cell), cell)
+    return acc
+
+
+@primitive(
+    "scan", "(-> ((Arr (-> ((Arr u r) (Arr t s)) (Arr u r)) (Shp)) (Arr u r) (Arr t (++ (Shp d) s))) (Arr u (++ (Shp d) r)))",
+    "d:Dim r:Shape s:Shape u:Atom t:Atom",
+    doc="(scan f z xs): the running left fold, one result per item, z excluded; f takes (accumulator, item).",
+)
+def _scan(ctx, f, z, xs):
+    r = _axis(ctx)
+    acc_cell, item_cell = ctx.cells[1], ctx.cells[2][1:]
+    ufunc = _ufunc_of(ctx, f)
+    if ufunc is not None and acc_cell == item_cell:
+        running = ufunc.accumulate(xs, axis=r) if xs.shape[r] else xs
+        return ufunc(np.expand_dims(z, r), running)
+    results = []
+    acc = z
+    for i in range(xs.shape[r]):
+        acc = ctx.apply(f, [acc, _item(xs, r, i)], (acc_cell, item_cell), acc_cell)
+        results.append(acc)
+    if not results:
+        return np.empty(ctx.frame + (0,) + tuple(acc_cell), dtype=z.dtype)
+    return np.stack(results, axis=r)
+
+
+# --- boxed results --------------------------------------------------------------------
+
+
+@primitive(
+    "shape", "(-> ((Arr t s)) (Arr (Sigma ((d Dim)) (Arr Int (Shp d))) (Shp)))", "s:Shape t:Atom",
+    doc="A box holding the dimensions of the argument as an Int vector.",
+)
+def _shape(ctx, xs):
+    cell = xs.shape[_axis(ctx):]
+    box = BoxValue((len(cell),), np.array(cell, dtype=np.int64))
+    return per_cell(ctx, lambda idx: box)
+
+
+@primitive(
+    "ravel", "(-> ((Arr t s)) (Arr (Sigma ((d Dim)) (Arr t (Shp d))) (Shp)))", "s:Shape t:Atom",
+    doc="A box holding all atoms of the argument as a vector, row-major.",
+)
+def _ravel(ctx, xs):
+    def make(idx):
+        flat = xs[idx].reshape(-1)
+        return BoxValue((flat.shape[0],), flat)
+
+    return per_cell(ctx, make)
+
+
+@primitive(
+    "filter", "(-> ((Arr Bool (Shp d)) (Arr t (++ (Shp d) s))) (Arr (Sigma ((k Dim)) (Arr t (++ (Shp k) s))) (Shp)))",
+    "d:Dim s:Shape t:Atom",
+    doc="(filter bs xs): a box holding the items of xs whose flag in bs is #t.",
+)
+def _filter(ctx, bs, xs):
+    def make(idx):
+        kept = xs[idx][bs[idx]]
+        return BoxValue((kept.shape[0],), kept)
+
+    return per_cell(ctx, make)
+
+
+@primitive(
+    "iota", "(-> ((Arr Int (Shp d))) (Arr (Sigma ((s Shape)) (Arr Int s)) (Shp)))", "d:Dim",
+    doc="(iota shp): a box holding an array of shape shp filled with 0, 1, 2, … row-major.",
+)
+def _iota(ctx, shp):
+    def make(idx):
+        dims = _checked_dims(ctx, shp[idx], "iota")
+        return BoxValue((dims,), np.arange(int(np.prod(dims, dtype=np.int64)), dtype=np.int64).reshape(dims))
+
+    return per_cell(ctx, make)
+
+
+@primitive(
+    "iota/v", "(-> ((Arr Int (Shp))) (Arr (Sigma ((k Dim)) (Arr Int (Shp k))) (Shp)))",
+    doc="(iota/v n): a box holding the vector 0 … n-1.",
+)
+def _iota_v(ctx, n):
+    def make(idx):
+        (k,) = _checked_dims(ctx, n[idx], "iota/v")
+        return BoxValue((k,), np.arange(k, dtype=np.int64))
+
+    return per_cell(ctx, make)
+
+
+def _iota_of_shape(ctx, dims: tuple[int, ...]) -> np.ndarray:
+    ctx.check_size(int(np.prod(ctx.frame + dims, dtype=object)), "iota")
+    cell = np.arange(int(np.prod(dims, dtype=np.int64)), dtype=np.int64).reshape(dims)
+    return np.broadcast_to(cell, ctx.frame + dims)
+
+
+@primitive(
+    "iota/s", "(-> () (Arr Int s))", "s:Shape", wants_indices=True,
+    doc="((i-app iota/s (Shp 2 3))) is [[0 1 2] [3 4 5]]: 0, 1, 2, … in the shape given as an index.",
+)
+def _iota_s(ctx):
+    return _iota_of_shape(ctx, tuple(ctx.indices[0]))
+
+
+@primitive(
+    "iota/w", "(-> ((Arr t s)) (Arr Int s))", "s:Shape t:Atom",
+    doc="(iota/w xs): 0, 1, 2, … in the shape of xs (a shape witness).",
+)
+def _iota_w(ctx, xs):
+    return _iota_of_shape(ctx, tuple(xs.shape[_axis(ctx):]))
+
+
+@primitive(
+    "reshape", "(-> ((Arr Int (Shp d)) (Arr t r)) (Arr (Sigma ((s Shape)) (Arr t s)) (Shp)))", "d:Dim r:Shape t:Atom",
+    doc="(reshape shp xs): a box of shape shp filled with the atoms of xs, repeated cyclically.",
+)
+def _reshape(ctx, shp, xs):
+    def make(idx):
+        dims = _checked_dims(ctx, shp[idx], "reshape")
+        flat = xs[idx].reshape(-1)
+        n = int(np.prod(dims, dtype=np.int64))
+        if flat.size == 0 and n:
+            ctx.error(f"reshape of an empty array to the non-empty shape {dims}")
+        return BoxValue((dims,), np.resize(flat, n).reshape(dims))
+
+    return per_cell(ctx, make)
+
+
+_INT_TOKEN = re.compile(r"[-+]?[0-9]+\Z")
+
+
+@primitive(
+    "read-nums", "(-> () (Arr (Sigma ((k Dim)) (Arr Int (Shp k))) (Shp)))",
+    doc="(read-nums) reads whitespace-separated integers from standard input to its end, as a boxed vector.",
+)
+def _read_nums(ctx):
+    def make(idx):
+        words = ctx.stdin.read().split()
+        values = []
+        for w in words:
+            if not _INT_TOKEN.match(w) or abs(int(w)) > INT64_MAX:
+                ctx.error(f"read-nums: `{w[:40]}` in the input is not an integer")
+            values.append(int(w))
+        return BoxValue((len(values),), np.array(values, dtype=np.int64))
+
+    return per_cell(ctx, make)

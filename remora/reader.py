@@ -1,0 +1,207 @@
+"""The reader: program text to S-expressions with source positions.
+
+sexpdata (pinned 1.0.2) parses the data; it knows nothing about positions and has
+several traps (``t``/``nil`` become ``True``/``[]``, ``inf`` becomes a float, an
+unterminated string raises ``AttributeError``, deep nesting raises
+``RecursionError``).  So the text is first *scanned* by a small span-recording
+tokenizer that follows sexpdata's token rules exactly, rejects everything
+Remora does not use with a located error, and records a position tree; then
+sexpdata parses the (now known-good) text with a Remora atom classifier; finally
+the two trees are zipped, giving every node its span.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Union
+
+import sexpdata
+
+from .errors import RemoraSyntaxError, Source, Span
+
+MAX_NESTING = 256
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+@dataclass(frozen=True, eq=False)
+class SAtom:
+    """A token: an ``int``, ``float``, ``bool`` (``#t``/``#f``) or a symbol (``str``)."""
+
+    value: Union[int, float, bool, str]
+    span: Span
+
+    @property
+    def is_symbol(self) -> bool:
+        return isinstance(self.value, str)
+
+    def __repr__(self) -> str:
+        return f"SAtom({self.value!r})"
+
+
+@dataclass(frozen=True, eq=False)
+class SList:
+    """A parenthesised ``( … )`` or bracketed ``[ … ]`` sequence."""
+
+    items: tuple["SNode", ...]
+    bracket: str
+    span: Span
+
+    def __repr__(self) -> str:
+        return f"SList({self.bracket}{list(self.items)!r})"
+
+
+SNode = Union[SAtom, SList]
+
+# sexpdata's atom ends: its brackets, '"', its whitespace (string.whitespace) and ';'.
+_TOKEN = re.compile(
+    r"(?P<nl>\n)|(?P<ws>[ \t\r\x0b\x0c]+)|(?P<comment>;[^\n]*)|(?P<open>[(\[])"
+    r"|(?P<close>[)\]])|(?P<string>\")|(?P<quote>')|(?P<atom>[^ \t\n\r\x0b\x0c()\[\]\";]+)"
+)
+_INT = re.compile(r"-?[0-9]+\Z")
+_FLOAT = re.compile(r"-?([0-9]+\.[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\Z|-?[0-9]+[eE][-+]?[0-9]+\Z")
+_NUMERIC_START = re.compile(r"[-+]?\.?[0-9]")
+_BAD_SYMBOL_CHARS = set("'`,\\|{}")
+_CLOSER = {"(": ")", "[": "]"}
+
+
+def classify_atom(text: str) -> Union[int, float, bool, str]:
+    """The value of one token, or ``ValueError`` with a message saying what is wrong with it."""
+    if text == "#t":
+        return True
+    if text == "#f":
+        return False
+    if text.startswith("#"):
+        raise ValueError(f"unknown token `{text}`: the only `#` forms are #t and #f")
+    if _INT.match(text):
+        value = int(text)
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise ValueError(f"integer literal {text} does not fit in a 64-bit Int")
+        return value
+    if _FLOAT.match(text):
+        return float(text)
+    if _NUMERIC_START.match(text):
+        raise ValueError(f"malformed number `{text}`")
+    bad = sorted(set(text) & _BAD_SYMBOL_CHARS)
+    if bad or not text.isprintable():
+        what = " ".join(repr(c) for c in bad) if bad else "an unprintable character"
+        raise ValueError(f"bad token `{text}`: {what} cannot appear in a Remora name")
+    return text
+
+
+class _Parser(sexpdata.Parser):
+    """sexpdata's parser with Remora's atoms: ``t``/``nil``/``inf``/``nan`` stay symbols."""
+
+    def atom(self, token):  # noqa: D102 - sexpdata hook
+        value = classify_atom(token)
+        return sexpdata.Symbol(value) if isinstance(value, str) else value
+
+
+@dataclass
+class _Pos:
+    """The scanner's record of one node: its span, and its children if it is a list."""
+
+    span: Span
+    children: list["_Pos"] | None = None
+    bracket: str = ""
+
+
+def read(text: str, name: str = "<expr>") -> list[SNode]:
+    """Read all top-level forms of ``text``; ``name`` is what error reports call it."""
+    source = Source(name, text)
+    positions = _scan(source)
+    try:
+        data = _Parser(text, nil=None, true=None, false=None).parse()
+    except (Exception, RecursionError) as exc:  # the scanner should have caught it first
+        raise RemoraSyntaxError(f"cannot read program: {exc}", _start_span(source)) from None
+    return [_zip(d, p) for d, p in _aligned(data, positions, source)]
+
+
+def _start_span(source: Source) -> Span:
+    return Span(source, 1, 1, 1, 2)
+
+
+def _scan(source: Source) -> list[_Pos]:
+    """Tokenize like sexpdata does, returning the position tree or raising a located error."""
+    text = source.text
+    line, line_start = 1, 0
+    top: list[_Pos] = []
+    stack: list[_Pos] = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        assert m is not None  # the alternatives cover every character
+        kind, tok = m.lastgroup, m.group()
+        col = pos - line_start + 1
+        span = Span(source, line, col, line, col + len(tok))
+        pos = m.end()
+        if kind == "nl":
+            line, line_start = line + 1, pos
+        elif kind in ("ws", "comment"):
+            continue
+        elif kind == "open":
+            if len(stack) >= MAX_NESTING:
+                raise RemoraSyntaxError(f"brackets nested deeper than {MAX_NESTING} levels", span)
+            node = _Pos(span, [], tok)
+            (stack[-1].children if stack else top).append(node)
+            stack.append(node)
+        elif kind == "close":
+            if not stack:
+                raise RemoraSyntaxError(f"unexpected `{tok}` with no open bracket to close", span)
+            opener = stack.pop()
+            if _CLOSER[opener.bracket] != tok:
+                o = opener.span
+                raise RemoraSyntaxError(
+                    f"`{tok}` does not match the `{opener.bracket}` opened at line {o.line}, "
+                    f"column {o.col} (expected `{_CLOSER[opener.bracket]}`)",
+                    span,
+                )
+            opener.span = Span(source, opener.span.line, opener.span.col, line, col + 1)
+        elif kind == "string":
+            raise RemoraSyntaxError("strings are not part of Remora", span)
+        elif kind == "quote":
+            raise RemoraSyntaxError("quote (') is not part of Remora", span)
+        else:
+            if tok == "#" and text.startswith(";", pos):
+                raise RemoraSyntaxError("datum comments (#;) are not supported; use ; to comment out a line", span)
+            try:
+                classify_atom(tok)
+            except ValueError as exc:
+                raise RemoraSyntaxError(str(exc), span) from None
+            (stack[-1].children if stack else top).append(_Pos(span))
+    if stack:
+        o = stack[-1]
+        raise RemoraSyntaxError(f"unclosed `{o.bracket}`: missing `{_CLOSER[o.bracket]}` before the end of the input", o.span)
+    return top
+
+
+def _aligned(data: list, positions: list[_Pos], source: Source):
+    if len(data) != len(positions):  # cannot happen unless scanner and sexpdata disagree
+        raise RemoraSyntaxError("cannot read program (reader disagreement)", _start_span(source))
+    return zip(data, positions)
+
+
+def _zip(datum, pos: _Pos) -> SNode:
+    if pos.children is None:
+        if isinstance(datum, (list, sexpdata.Brackets)):
+            raise RemoraSyntaxError("cannot read program (reader disagreement)", pos.span)
+        value = str(datum) if isinstance(datum, sexpdata.Symbol) else datum
+        return SAtom(value, pos.span)
+    items = datum.I if isinstance(datum, sexpdata.Brackets) else datum
+    if not isinstance(items, (list, tuple)):
+        raise RemoraSyntaxError("cannot read program (reader disagreement)", pos.span)
+    children = tuple(_zip(d, p) for d, p in _aligned(list(items), pos.children, pos.span.source))
+    return SList(children, pos.bracket, pos.span)
+
+
+def show(node: SNode) -> str:
+    """The node as Remora source text (used in error messages)."""
+    if isinstance(node, SAtom):
+        v = node.value
+        if v is True:
+            return "#t"
+        if v is False:
+            return "#f"
+        return repr(v) if isinstance(v, float) else str(v)
+    inner = " ".join(show(i) for i in node.items)
+    return f"{node.bracket}{inner}{_CLOSER[node.bracket]}"

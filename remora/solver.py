@@ -1,0 +1,190 @@
+"""Z3 for what canonical forms cannot do: counterexamples and (later) instantiation.
+
+Canonical forms decide every hypothesis-free index equality (paper §2.2), so a
+well-typed program never needs z3 and never imports it.  When an equality,
+suffix or prefix question comes out *false*, z3 finds an assignment of the
+index variables under which the two sides differ, for the error message.
+
+Encoding (``../shared/notes.md`` §2): a Dim is an ``Int`` with ``≥ 0``; a Shape is
+a ``Seq(Int)`` whose elements are ``≥ 0``; ``(Shp a b)`` is
+``Concat(Unit(a), Unit(b))``; ``++`` is ``Concat``.  One solver, reused with
+push/pop, a timeout, and memoised answers keyed on the canonical forms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .indices import Dim, Index, Shape, Var, free_vars, show_value_of_index
+
+TIMEOUT_MS = 2000
+
+
+@dataclass
+class SolverStats:
+    """How often z3 was consulted (reported by the benchmarks)."""
+
+    queries: int = 0
+    cache_hits: int = 0
+    imported: bool = False
+
+
+stats = SolverStats()
+
+
+@dataclass
+class _Z3:
+    z3: Any
+    solver: Any
+    consts: dict = field(default_factory=dict)
+
+
+_state: _Z3 | None = None
+_cache: dict[tuple, dict[Var, object] | None] = {}
+
+
+def _get() -> _Z3:
+    global _state
+    if _state is None:
+        import z3  # lazy: ~50 ms and ~30 MB, paid only when an index question is false
+
+        solver = z3.Solver()
+        solver.set("timeout", TIMEOUT_MS)
+        _state = _Z3(z3, solver)
+        stats.imported = True
+    return _state
+
+
+def z3_loaded() -> bool:
+    return _state is not None
+
+
+# ---------------------------------------------------------------------------
+# Encoding
+
+
+def _const(st: _Z3, v: Var):
+    c = st.consts.get(v)
+    if c is None:
+        z3 = st.z3
+        name = f"{v.name}!{v.serial}"
+        c = z3.Int(name) if v.sort == "Dim" else z3.Const(name, z3.SeqSort(z3.IntSort()))
+        st.consts[v] = c
+    return c
+
+
+def _dim(st: _Z3, d: Dim):
+    z3 = st.z3
+    term = z3.IntVal(d.const)
+    for v, c in d.terms:
+        term = term + c * _const(st, v)
+    return term
+
+
+def _shape(st: _Z3, s: Shape):
+    z3 = st.z3
+    parts = []
+    for item in s.items:
+        parts.append(_const(st, item) if isinstance(item, Var) else z3.Unit(_dim(st, item)))
+    if not parts:
+        return z3.Empty(z3.SeqSort(z3.IntSort()))
+    return parts[0] if len(parts) == 1 else z3.Concat(*parts)
+
+
+def _domain(st: _Z3, variables: set[Var], bound: int | None) -> list:
+    """Every Dim is a natural, every Shape a sequence of naturals (optionally small ones)."""
+    z3 = st.z3
+    out = []
+    for v in variables:
+        c = _const(st, v)
+        if v.sort == "Dim":
+            out.append(c >= 0)
+            if bound is not None:
+                out.append(c <= bound)
+        else:
+            i = z3.Int(f"i!{v.serial}")
+            lo = z3.And(i >= 0, i < z3.Length(c))
+            out.append(z3.ForAll([i], z3.Implies(lo, c[i] >= 0)))
+            if bound is not None:
+                out.append(z3.Length(c) <= 2)
+                out.append(z3.ForAll([i], z3.Implies(lo, c[i] <= bound)))
+    return out
+
+
+def _model_value(st: _Z3, model, v: Var):
+    z3 = st.z3
+    value = model.eval(_const(st, v), model_completion=True)
+    if v.sort == "Dim":
+        return value.as_long()
+    length = model.eval(z3.Length(_const(st, v)), model_completion=True).as_long()
+    return tuple(model.eval(value[i], model_completion=True).as_long() for i in range(length))
+
+
+def _find(variables: set[Var], build: Callable[[_Z3], Any]) -> dict[Var, object] | None:
+    """An assignment of ``variables`` satisfying ``build``'s formula, small values first."""
+    st = _get()
+    z3 = st.z3
+    for bound in (3, None):
+        stats.queries += 1
+        st.solver.push()
+        try:
+            st.solver.add(*_domain(st, variables, bound))
+            st.solver.add(build(st))
+            if st.solver.check() == z3.sat:
+                model = st.solver.model()
+                return {v: _model_value(st, model, v) for v in variables}
+        finally:
+            st.solver.pop()
+    return None
+
+
+def _memo(key: tuple, variables: set[Var], build) -> dict[Var, object] | None:
+    if key in _cache:
+        stats.cache_hits += 1
+        return _cache[key]
+    result = _find(variables, build)
+    _cache[key] = result
+    return result
+
+
+# ---------------------------------------------------------------------------
+# Questions asked by the typechecker's error messages
+
+
+def differ(a: Index, b: Index) -> dict[Var, object] | None:
+    """An assignment under which ``a`` and ``b`` are different, or None if none was found."""
+    variables = free_vars(a) | free_vars(b)
+
+    def build(st):
+        if isinstance(a, Dim):
+            return _dim(st, a) != _dim(st, b)  # type: ignore[arg-type]
+        return _shape(st, a) != _shape(st, b)  # type: ignore[arg-type]
+
+    return _memo(("differ", a, b), variables, build)
+
+
+def not_suffix(cell: Shape, whole: Shape) -> dict[Var, object] | None:
+    """An assignment under which ``cell`` is not a suffix of ``whole``."""
+    variables = free_vars(cell) | free_vars(whole)
+    return _memo(
+        ("suffix", cell, whole), variables, lambda st: st.z3.Not(st.z3.SuffixOf(_shape(st, cell), _shape(st, whole)))
+    )
+
+
+def not_prefix_related(a: Shape, b: Shape) -> dict[Var, object] | None:
+    """An assignment under which neither of ``a``, ``b`` is a prefix of the other."""
+    variables = free_vars(a) | free_vars(b)
+
+    def build(st):
+        z3 = st.z3
+        x, y = _shape(st, a), _shape(st, b)
+        return z3.Not(z3.Or(z3.PrefixOf(x, y), z3.PrefixOf(y, x)))
+
+    return _memo(("prefix", a, b), variables, build)
+
+
+def show_assignment(assignment: dict[Var, object]) -> str:
+    """``n = 0, s = (Shp 1)``, variables in name order."""
+    items = sorted(assignment.items(), key=lambda kv: (kv[0].name, kv[0].serial))
+    return ", ".join(f"{v.name} = {show_value_of_index(val)}" for v, val in items)

@@ -1,0 +1,503 @@
+"""The typing judgment ``Θ; Δ; Γ ⊢ t : τ`` (paper Fig. 7), producing the typed tree.
+
+One method per typing rule, named after it.  Index equality is canonical-form
+equality (:mod:`remora.indices`); type equivalence (T-EQV) is
+:func:`remora.unify.unify`, which also settles the atom type of overloaded
+primitives from their context.  Applications of ``Forall``/``Pi`` functions
+without explicit instantiation are handed to :mod:`remora.infer`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from dataclasses import dataclass, field
+from typing import Optional
+
+from . import syntax as S
+from . import typed as T
+from .errors import RemoraTypeError, Span
+from .frames import FramePart, cell_frame, counterexample_clause, principal_frame, shapes_differ_message
+from .indices import SCALAR, Index, Shape, Var, concrete_shape
+from .kinding import Scope, fresh_vars, kind_type, sort_index
+from .parse import BASE_TYPE_NAMES
+from .primitives import PRIMITIVES, is_primitive
+from .types import (
+    BOOL,
+    FLOAT,
+    INT,
+    AtomMeta,
+    TArr,
+    TBase,
+    TForall,
+    TFun,
+    TPi,
+    TSigma,
+    TVar,
+    Type,
+    free_vars,
+    kind_of,
+    metas,
+    prune,
+    show_type,
+    subst,
+)
+from .unify import default_metas, unify
+
+
+@dataclass(frozen=True)
+class Gamma:
+    """Γ: term variables and their types; a chain of small scopes over the globals."""
+
+    bindings: tuple[tuple[str, Type], ...] = ()
+    parent: Optional["Gamma"] = None
+    globals: Optional[dict] = None
+
+    def lookup(self, name: str) -> Optional[Type]:
+        env: Optional[Gamma] = self
+        while env is not None:
+            for n, t in reversed(env.bindings):
+                if n == name:
+                    return t
+            if env.globals is not None and name in env.globals:
+                return env.globals[name]
+            env = env.parent
+        return None
+
+    def extend(self, pairs: list[tuple[str, Type]]) -> "Gamma":
+        return Gamma(tuple(pairs), self)
+
+    def names(self) -> list[str]:
+        out: list[str] = []
+        env: Optional[Gamma] = self
+        while env is not None:
+            out.extend(n for n, _ in env.bindings)
+            out.extend(env.globals or ())
+            env = env.parent
+        return out
+
+
+@dataclass(frozen=True)
+class Env:
+    scope: Scope  # Θ and Δ
+    gamma: Gamma  # Γ
+
+    def with_vars(self, vars_: list[Var] | tuple[Var, ...]) -> "Env":
+        return Env(self.scope.extend(vars_), self.gamma)
+
+    def with_terms(self, pairs: list[tuple[str, Type]]) -> "Env":
+        return Env(self.scope, self.gamma.extend(pairs))
+
+
+@dataclass
+class Checker:
+    """Checks top-level forms one after another; definitions accumulate in ``globals``."""
+
+    globals: dict[str, Type] = field(default_factory=dict)
+    #: unknown atom types created while checking the current top-level form
+    pending: list[AtomMeta] = field(default_factory=list)
+
+    # --- top level --------------------------------------------------------------
+
+    def check_form(self, form: S.TopForm) -> T.TyForm:
+        """Check one top-level form; a definition's type is fixed (unknowns defaulted) here."""
+        self.pending = []
+        env = Env(Scope(), Gamma(globals=self.globals))
+        if isinstance(form, S.Define):
+            value = self.synth(form.value, env)
+            result: T.TyForm = T.TyDefine(form.name, value, form.span)
+        else:
+            result = T.TyExprForm(self.synth(form.expr, env), form.span)
+        default_metas(self.pending)
+        node = result.value if isinstance(result, T.TyDefine) else result.expr
+        T.zonk_tree(node)
+        if isinstance(result, T.TyDefine):
+            self.globals[result.name] = node.type
+        return result
+
+    def check_program(self, program: S.Program) -> list[T.TyForm]:
+        return [self.check_form(f) for f in program.forms]
+
+    # --- expressions ------------------------------------------------------------
+
+    def synth(self, e: S.Expr, env: Env) -> T.TyExpr:
+        method = getattr(self, "t_" + type(e).__name__.lower())
+        return method(e, env)
+
+    def t_ref(self, e: S.Ref, env: Env) -> T.TyExpr:  # T-VAR (and T-OP for a primitive name)
+        t = env.gamma.lookup(e.name)
+        if t is not None:
+            return T.TyRef(t, e.span, e.name)
+        if is_primitive(e.name):
+            prim = self.t_prim(S.Prim(e.name, e.span), env)
+            return T.TyArray(TArr(prim.type, SCALAR), e.span, (), (prim,))
+        if e.name in BASE_TYPE_NAMES:
+            raise RemoraTypeError(f"`{e.name}` is a type, not an expression", e.span)
+        close = difflib.get_close_matches(e.name, env.gamma.names() + list(PRIMITIVES), n=1)
+        hint = f"; did you mean `{close[0]}`?" if close else ""
+        raise RemoraTypeError(f"unbound variable `{e.name}`{hint}", e.span)
+
+    def t_arraylit(self, e: S.ArrayLit, env: Env) -> T.TyExpr:  # T-ARRAY
+        atoms = tuple(self.atom(a, env) for a in e.atoms)
+        _check_count(len(atoms), e.dims, "array literal", "atoms", e.span)
+        atom_type = atoms[0].type
+        for i, a in enumerate(atoms[1:], start=2):
+            if not unify(atom_type, a.type):
+                raise RemoraTypeError(
+                    f"mixed atom types in an array literal: atom 1 has type {show_type(atom_type)}, "
+                    f"but atom {i} has type {show_type(a.type)}",
+                    a.span,
+                )
+        return T.TyArray(TArr(atom_type, concrete_shape(e.dims)), e.span, e.dims, atoms)
+
+    def t_emptyarray(self, e: S.EmptyArray, env: Env) -> T.TyExpr:  # T-EMPTYARRAY
+        atom_type = kind_type(e.atom_type, env.scope, "Atom")
+        return T.TyArray(TArr(atom_type, concrete_shape(e.dims)), e.span, e.dims, ())
+
+    def t_frame(self, e: S.Frame, env: Env) -> T.TyExpr:  # T-FRAME
+        cells = tuple(self.synth(c, env) for c in e.cells)
+        _check_count(len(cells), e.dims, "frame", "cells", e.span)
+        first = _array_type(cells[0].type, "a frame cell", cells[0].span)
+        for i, c in enumerate(cells[1:], start=2):
+            if not unify(first, c.type):
+                raise RemoraTypeError(_cells_differ(first, c.type, i), c.span)
+        return T.TyFrame(TArr(first.atom, concrete_shape(e.dims) + first.shape), e.span, e.dims, cells)
+
+    def t_emptyframe(self, e: S.EmptyFrame, env: Env) -> T.TyExpr:  # T-EMPTYFRAME
+        cell = _array_type(kind_type(e.cell_type, env.scope, "Array"), "the cell type of an empty frame", e.span)
+        return T.TyFrame(TArr(cell.atom, concrete_shape(e.dims) + cell.shape), e.span, e.dims, ())
+
+    def t_app(self, e: S.App, env: Env) -> T.TyExpr:  # T-APP
+        fn = self.synth(e.fn, env)
+        args = tuple(self.synth(a, env) for a in e.args)
+        fn_type = _array_type(fn.type, "the function position", fn.span)
+        atom = prune(fn_type.atom)
+        if isinstance(atom, (TForall, TPi)):
+            from .infer import instantiate_for_application
+
+            fn = instantiate_for_application(self, e, fn, args, env)
+            fn_type = _array_type(fn.type, "the function position", fn.span)
+            atom = prune(fn_type.atom)
+        if not isinstance(atom, TFun):
+            raise RemoraTypeError(
+                f"expected an array of functions in function position, but it has type {show_type(fn.type)}", fn.span
+            )
+        return self.apply_function(e, fn, args, fn_type, atom)
+
+    def apply_function(self, e: S.App, fn: T.TyExpr, args: tuple[T.TyExpr, ...], fn_type: TArr, fun: TFun) -> T.TyExpr:
+        """T-APP once the function array's atom type is a function type."""
+        name = _describe_fn(e.fn)
+        if len(args) != len(fun.params):
+            raise RemoraTypeError(
+                f"{name} takes {len(fun.params)} argument{'s' * (len(fun.params) != 1)}, but is given {len(args)}",
+                e.span,
+            )
+        parts = [FramePart("the function", fn_type.shape, fn.span)]
+        for i, (arg, param) in enumerate(zip(args, fun.params), start=1):
+            parts.append(self._argument_frame(i, arg, prune(param), name, e, args, fun))
+        frame = principal_frame(parts, e.span)
+        return T.TyApp(_framed(fun.result, frame, "the result of this application", e.span), e.span, fn, args)
+
+    def _argument_frame(self, i, arg, param, name, e, args, fun) -> FramePart:
+        if isinstance(param, TVar):  # an Array-kinded type variable: the argument must be exactly that
+            if not unify(arg.type, param):
+                raise RemoraTypeError(
+                    f"argument {i} of {name} has type {show_type(arg.type)}, but {name} expects {show_type(param)}",
+                    arg.span,
+                )
+            return FramePart(f"argument {i}", SCALAR, arg.span)
+        assert isinstance(param, TArr)
+        arg_type = _array_type(arg.type, f"argument {i}", arg.span)
+        frame = cell_frame(arg_type.shape, param.shape)
+        if frame is None:
+            raise RemoraTypeError(
+                f"argument {i} of {name} has shape {arg_type.shape}, but {name} takes cells of shape "
+                f"{param.shape}, which is not a suffix of it"
+                + counterexample_clause(param.shape, arg_type.shape, "suffix"),
+                arg.span,
+            )
+        if not unify(arg_type.atom, param.atom):
+            raise RemoraTypeError(_atom_mismatch(i, arg, arg_type.atom, param.atom, name, e, args, fun), arg.span)
+        return FramePart(f"argument {i}", frame, arg.span, arg_type.shape, param.shape)
+
+    def t_tapp(self, e: S.TApp, env: Env) -> T.TyExpr:  # T-TAPP
+        fn = self.synth(e.fn, env)
+        fn_type = _array_type(fn.type, "t-app's function position", fn.span)
+        univ = prune(fn_type.atom)
+        if not isinstance(univ, TForall):
+            raise RemoraTypeError(_not_abstraction("t-app", "type", "Forall", fn.type), fn.span)
+        _check_arity(len(e.types), univ.vars, "t-app", "type", e.span)
+        types = []
+        for node, var in zip(e.types, univ.vars):
+            t = kind_type(node, env.scope)
+            if kind_of(t) != var.sort:
+                raise RemoraTypeError(
+                    f"t-app: `{show_type(t)}` has kind {kind_of(t)}, but the Forall's variable "
+                    f"`{var.name}` has kind {var.sort}",
+                    node.span,
+                )
+            types.append(t)
+        body = subst(univ.body, dict(zip(univ.vars, types)))
+        return T.TyTApp(_framed(body, fn_type.shape, "the result of this t-app", e.span), e.span, fn, tuple(types))
+
+    def t_iapp(self, e: S.IApp, env: Env) -> T.TyExpr:  # T-IAPP
+        fn = self.synth(e.fn, env)
+        fn_type = _array_type(fn.type, "i-app's function position", fn.span)
+        pi = prune(fn_type.atom)
+        if not isinstance(pi, TPi):
+            raise RemoraTypeError(_not_abstraction("i-app", "index", "Pi", fn.type), fn.span)
+        _check_arity(len(e.indices), pi.vars, "i-app", "index", e.span)
+        indices = []
+        for node, var in zip(e.indices, pi.vars):
+            ix = sort_index(node, env.scope)
+            sort = "Dim" if not isinstance(ix, Shape) else "Shape"
+            if sort != var.sort:
+                raise RemoraTypeError(
+                    f"i-app: the index `{ix}` has sort {sort}, but the Pi's variable `{var.name}` has sort {var.sort}",
+                    node.span,
+                )
+            indices.append(ix)
+        body = subst(pi.body, dict(zip(pi.vars, indices)))
+        return T.TyIApp(_framed(body, fn_type.shape, "the result of this i-app", e.span), e.span, fn, tuple(indices))
+
+    def t_unbox(self, e: S.Unbox, env: Env) -> T.TyExpr:  # T-UNBOX
+        boxed = self.synth(e.boxed, env)
+        boxed_type = _array_type(boxed.type, "the unboxed expression", boxed.span)
+        sigma = prune(boxed_type.atom)
+        if not isinstance(sigma, TSigma):
+            raise RemoraTypeError(
+                f"unbox needs an array of boxes (atoms of a Sigma type), but this has type {show_type(boxed.type)}",
+                boxed.span,
+            )
+        if len(e.index_names) != len(sigma.vars):
+            raise RemoraTypeError(
+                f"unbox names {len(e.index_names)} index variable{'s' * (len(e.index_names) != 1)}, but the "
+                f"box's type {show_type(sigma)} has {len(sigma.vars)}: write (unbox ("
+                + " ".join([v.name for v in sigma.vars] + [e.value_name])
+                + " e) body)",
+                e.span,
+            )
+        vars_ = [Var(n.name, v.sort) for n, v in zip(e.index_names, sigma.vars)]
+        from .types import var_replacement
+
+        contents = subst(sigma.body, {sv: var_replacement(nv) for sv, nv in zip(sigma.vars, vars_)})
+        inner = env.with_vars(vars_).with_terms([(e.value_name, contents)])
+        body = self.synth(e.body, inner)
+        leaked = free_vars(body.type) & set(vars_)
+        if leaked:
+            names = ", ".join(sorted(v.name for v in leaked))
+            raise RemoraTypeError(
+                f"the type of the unbox body, {show_type(body.type)}, mentions {names}, which is only known inside "
+                "the unbox; hide it in a box (box … (Sigma …)) or reduce it away",
+                e.body.span,
+            )
+        result = _framed(body.type, boxed_type.shape, "the result of this unbox", e.span)
+        return T.TyUnbox(result, e.span, tuple(vars_), e.value_name, boxed, body)
+
+    def t_let(self, e: S.Let, env: Env) -> T.TyExpr:
+        bindings = []
+        for name, value, _ in e.bindings:
+            typed_value = self.synth(value, env)
+            bindings.append((name, typed_value))
+            env = env.with_terms([(name, typed_value.type)])
+        body = self.synth(e.body, env)
+        return T.TyLet(body.type, e.span, tuple(bindings), body)
+
+    # --- atoms ------------------------------------------------------------------
+
+    def atom(self, a: S.Atom, env: Env) -> T.TyAtom:
+        return getattr(self, "t_" + type(a).__name__.lower())(a, env)
+
+    def t_lit(self, a: S.Lit, env: Env) -> T.TyAtom:  # base values
+        t = BOOL if isinstance(a.value, bool) else INT if isinstance(a.value, int) else FLOAT
+        return T.TyLit(t, a.span, a.value)
+
+    def t_prim(self, a: S.Prim, env: Env) -> T.TyPrim:  # T-OP
+        t = PRIMITIVES[a.name].instantiate(a.name)
+        self.pending.extend(metas(t))
+        return T.TyPrim(t, a.span, a.name)
+
+    def t_lam(self, a: S.Lam, env: Env) -> T.TyAtom:  # T-LAM
+        params = [(p.name, kind_type(p.type, env.scope, "Array")) for p in a.params]
+        body = self.synth(a.body, env.with_terms(params))
+        return T.TyLam(TFun(tuple(t for _, t in params), body.type), a.span, tuple(params), body)
+
+    def t_tlam(self, a: S.TLam, env: Env) -> T.TyAtom:  # T-TLAM
+        vars_ = fresh_vars(a.binders)
+        _require_value(a.body, "Tλ")
+        body = self.synth(a.body, env.with_vars(vars_))
+        return T.TyTLam(TForall(tuple(vars_), body.type), a.span, tuple(vars_), body)
+
+    def t_ilam(self, a: S.ILam, env: Env) -> T.TyAtom:  # T-ILAM
+        vars_ = fresh_vars(a.binders)
+        _require_value(a.body, "Iλ")
+        body = self.synth(a.body, env.with_vars(vars_))
+        return T.TyILam(TPi(tuple(vars_), body.type), a.span, tuple(vars_), body)
+
+    def t_box(self, a: S.Box, env: Env) -> T.TyAtom:  # T-BOX
+        sigma = kind_type(a.type, env.scope, "Atom")
+        if not isinstance(sigma, TSigma):
+            raise RemoraTypeError(f"a box is annotated with a Sigma type, not {show_type(sigma)}", a.type.span)
+        if len(a.indices) != len(sigma.vars):
+            raise RemoraTypeError(
+                f"this box gives {len(a.indices)} ind{'ex' if len(a.indices) == 1 else 'ices'}, but "
+                f"{show_type(sigma)} quantifies {len(sigma.vars)}",
+                a.span,
+            )
+        indices: list[Index] = [sort_index(n, env.scope, v.sort) for n, v in zip(a.indices, sigma.vars)]
+        expected = subst(sigma.body, dict(zip(sigma.vars, indices)))
+        body = self.synth(a.body, env)
+        if not unify(body.type, expected):
+            raise RemoraTypeError(_box_mismatch(body.type, expected, sigma, indices), a.body.span)
+        return T.TyBox(sigma, a.span, tuple(indices), body)
+
+
+# ---------------------------------------------------------------------------
+# Helpers shared by the rules
+
+
+def _check_count(count: int, dims: tuple[int, ...], what: str, items: str, span: Span) -> None:
+    need = math.prod(dims)
+    if count != need:
+        dims_text = " ".join(map(str, dims))
+        raise RemoraTypeError(
+            f"this {what} has {count} {items}, but its dimensions ({dims_text}) call for {need}", span
+        )
+
+
+def _array_type(t: Type, what: str, span: Span) -> TArr:
+    t = prune(t)
+    if isinstance(t, TArr):
+        return t
+    raise RemoraTypeError(
+        f"{what} has type {show_type(t)}, an Array type variable; only (Arr τ ι) arrays can be framed here", span
+    )
+
+
+def _framed(t: Type, frame: Shape, what: str, span: Span) -> Type:
+    """``(Arr τ (++ frame ι))`` for ``t = (Arr τ ι)`` — the result type of a lifted application."""
+    t = prune(t)
+    if isinstance(t, TArr):
+        return TArr(t.atom, frame + t.shape)
+    if not frame.items:
+        return t
+    raise RemoraTypeError(
+        f"{what} would be the Array type variable {show_type(t)} lifted over the frame {frame}, "
+        "which no type can say; instantiate it first",
+        span,
+    )
+
+
+def _check_arity(given: int, vars_: tuple[Var, ...], form: str, what: str, span: Span) -> None:
+    if given != len(vars_):
+        names = " ".join(v.name for v in vars_)
+        plural = "indices" if what == "index" else "types"
+        raise RemoraTypeError(
+            f"{form} supplies {given} {what if given == 1 else plural}, but the abstraction binds "
+            f"{len(vars_)} ({names})",
+            span,
+        )
+
+
+def _not_abstraction(form: str, what: str, quant: str, t: Type) -> str:
+    atom = prune(t.atom) if isinstance(prune(t), TArr) else prune(t)  # type: ignore[union-attr]
+    hint = ""
+    if form == "t-app" and isinstance(atom, TPi):
+        hint = "; apply its index arguments first with i-app"
+    elif form == "i-app" and isinstance(atom, TForall):
+        hint = "; apply its type arguments with t-app"
+    return f"{form} needs an array of {what} abstractions ({quant}), but this has type {show_type(t)}{hint}"
+
+
+def _cells_differ(first: TArr, other: Type, i: int) -> str:
+    other = prune(other)
+    msg = f"the cells of a frame must have one type: cell 1 has type {show_type(first)}, but cell {i} has type {show_type(other)}"
+    if isinstance(other, TArr) and other.shape != first.shape:
+        msg += counterexample_clause(first.shape, other.shape, "equal")
+    return msg
+
+
+def _box_mismatch(actual: Type, expected: Type, sigma: TSigma, indices: list[Index]) -> str:
+    binding = ", ".join(f"{v.name} = {ix}" for v, ix in zip(sigma.vars, indices))
+    msg = f"the box's contents have type {show_type(actual)}, but {show_type(sigma)} with {binding} needs {show_type(expected)}"
+    a, x = prune(actual), prune(expected)
+    if isinstance(a, TArr) and isinstance(x, TArr) and a.shape != x.shape:
+        msg += "; shapes " + shapes_differ_message(a.shape, x.shape)
+    return msg
+
+
+def _describe_fn(fn: S.Expr) -> str:
+    """How messages name the function of an application: `+`, `f`, `append` in (t-app (i-app append …) …)."""
+    while isinstance(fn, (S.TApp, S.IApp)):
+        fn = fn.fn
+    if isinstance(fn, S.Ref):
+        return f"`{fn.name}`"
+    if isinstance(fn, S.ArrayLit) and not fn.dims:
+        atom = fn.atoms[0]
+        if isinstance(atom, S.Prim):
+            return f"`{atom.name}`"
+        if isinstance(atom, S.Lam):
+            return "this λ"
+    return "the function"
+
+
+def _atom_mismatch(i, arg, arg_atom, param_atom, name, e, args, fun) -> str:
+    arg_atom, param_atom = prune(arg_atom), prune(param_atom)
+    msg = f"argument {i} of {name} has atom type {show_type(arg_atom)}, but {name} expects {show_type(param_atom)} here"
+    pair = {show_type(arg_atom), show_type(param_atom)}
+    if pair == {"Int", "Float"}:
+        source = _setter(i, args, fun, param_atom)
+        if source:
+            msg += f" (fixed by argument {source})"
+        msg += "; Remora never converts implicitly: " + _promotion_hint(e, args, i, source, arg_atom)
+    return msg
+
+
+def _setter(i: int, args, fun: TFun, atom: Type) -> int | None:
+    """Which earlier argument settled an overloaded atom type (for the message)."""
+    for j in range(1, i):
+        p = prune(fun.params[j - 1])
+        if isinstance(p, TArr) and prune(p.atom) is atom and isinstance(prune(args[j - 1].type), TArr):
+            return j
+    return None
+
+
+def _promotion_hint(e: S.App, args, i: int, source: int | None, arg_atom: Type) -> str:
+    int_arg = e.args[source - 1] if (source and isinstance(arg_atom, TBase) and arg_atom.name == "Float") else e.args[i - 1]
+    literal = _int_literal(int_arg)
+    if literal is not None:
+        return f"use int->float, or write {literal}.0"
+    if isinstance(arg_atom, TBase) and arg_atom.name == "Float":
+        return "use int->float on the Int side (or floor/round/truncate on the Float side)"
+    return "use int->float, or write a Float literal such as 2.0"
+
+
+def _int_literal(e: S.Expr) -> int | None:
+    if isinstance(e, S.ArrayLit) and not e.dims and isinstance(e.atoms[0], S.Lit):
+        v = e.atoms[0].value
+        if isinstance(v, int) and not isinstance(v, bool):
+            return v
+    return None
+
+
+def _require_value(body: S.Expr, form: str) -> None:
+    """Fig. 1: the body of a Tλ or Iλ is a value (a variable or an array of atomic values)."""
+    if not _is_value(body):
+        raise RemoraTypeError(
+            f"the body of a {form} must be a value (a variable or an array literal of atoms, e.g. a λ)",
+            body.span,
+        )
+
+
+def _is_value(e: S.Expr) -> bool:
+    if isinstance(e, S.Ref):
+        return True
+    if isinstance(e, S.ArrayLit):
+        return all(_is_atomic_value(a) for a in e.atoms)
+    return isinstance(e, S.EmptyArray)
+
+
+def _is_atomic_value(a: S.Atom) -> bool:
+    if isinstance(a, (S.TLam, S.ILam, S.Box)):
+        return _is_value(a.body)
+    return True

@@ -1,0 +1,302 @@
+"""Types (paper Fig. 1), their equivalence (Fig. 8) and printing.
+
+Types are immutable trees whose indices are already canonical
+(:mod:`remora.indices`), so TEQV-ARRAY's ``VALID [ι ≡ ι']`` is structural equality
+of canonical forms, and type equivalence is α-equivalence on top of that.
+
+:class:`AtomMeta` is an atom type not yet known: an occurrence of an overloaded
+primitive (``+`` on ``Int`` or ``Float``) or an instantiation being inferred.
+It is solved by unification in :mod:`remora.unify`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Mapping, Union
+
+from .indices import Dim, Index, Shape, Var, free_vars as index_free_vars, show_shape, subst_index, subst_shape
+
+
+class Type:
+    """Base class of internal (resolved, well-kinded) types."""
+
+    def __str__(self) -> str:
+        return show_type(self)
+
+
+@dataclass(frozen=True, eq=True)
+class TBase(Type):
+    name: str  # Int, Float, Bool
+
+
+@dataclass(frozen=True, eq=True)
+class TVar(Type):
+    var: Var
+
+
+@dataclass(frozen=True, eq=True)
+class TArr(Type):
+    atom: Type
+    shape: Shape
+
+
+@dataclass(frozen=True, eq=True)
+class TFun(Type):
+    params: tuple[Type, ...]
+    result: Type
+
+
+@dataclass(frozen=True, eq=True)
+class TForall(Type):
+    vars: tuple[Var, ...]
+    body: Type
+
+
+@dataclass(frozen=True, eq=True)
+class TPi(Type):
+    vars: tuple[Var, ...]
+    body: Type
+
+
+@dataclass(frozen=True, eq=True)
+class TSigma(Type):
+    vars: tuple[Var, ...]
+    body: Type
+
+
+_meta_ids = itertools.count(1)
+
+
+class AtomMeta(Type):
+    """An unknown atom type, optionally restricted to ``allowed`` base types.
+
+    ``origin`` names what introduced it (``+``), for messages.  Solved in place.
+    """
+
+    __slots__ = ("id", "allowed", "solution", "origin")
+
+    def __init__(self, allowed: frozenset[str] | None, origin: str):
+        self.id = next(_meta_ids)
+        self.allowed = allowed
+        self.solution: Type | None = None
+        self.origin = origin
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        return f"?{self.id}"
+
+
+Binder = Union[TForall, TPi, TSigma]
+INT, FLOAT, BOOL = TBase("Int"), TBase("Float"), TBase("Bool")
+BASE_TYPES = {"Int": INT, "Float": FLOAT, "Bool": BOOL, "Num": INT}
+
+
+def scalar(atom: Type) -> TArr:
+    return TArr(atom, Shape(()))
+
+
+def prune(t: Type) -> Type:
+    """Follow solved metas to the representative type."""
+    while isinstance(t, AtomMeta) and t.solution is not None:
+        t = t.solution
+    return t
+
+
+def zonk(t: Type) -> Type:
+    """The type with every solved meta replaced by its solution, recursively."""
+    t = prune(t)
+    if isinstance(t, TArr):
+        return TArr(zonk(t.atom), t.shape)
+    if isinstance(t, TFun):
+        return TFun(tuple(zonk(p) for p in t.params), zonk(t.result))
+    if isinstance(t, (TForall, TPi, TSigma)):
+        return type(t)(t.vars, zonk(t.body))
+    return t
+
+
+def kind_of(t: Type) -> str:
+    """Atom or Array (Fig. 6); assumes ``t`` is well-kinded."""
+    t = prune(t)
+    if isinstance(t, TArr):
+        return "Array"
+    if isinstance(t, TVar):
+        return t.var.sort
+    return "Atom"
+
+
+# ---------------------------------------------------------------------------
+# Free variables and capture-avoiding substitution
+
+def free_vars(t: Type) -> set[Var]:
+    """Free index and type variables of ``t``."""
+    t = prune(t)
+    if isinstance(t, TVar):
+        return {t.var}
+    if isinstance(t, TArr):
+        return free_vars(t.atom) | index_free_vars(t.shape)
+    if isinstance(t, TFun):
+        out = free_vars(t.result)
+        for p in t.params:
+            out |= free_vars(p)
+        return out
+    if isinstance(t, (TForall, TPi, TSigma)):
+        return free_vars(t.body) - set(t.vars)
+    return set()
+
+
+def metas(t: Type) -> set[AtomMeta]:
+    t = prune(t)
+    if isinstance(t, AtomMeta):
+        return {t}
+    if isinstance(t, TArr):
+        return metas(t.atom)
+    if isinstance(t, TFun):
+        out = metas(t.result)
+        for p in t.params:
+            out |= metas(p)
+        return out
+    if isinstance(t, (TForall, TPi, TSigma)):
+        return metas(t.body)
+    return set()
+
+
+Replacement = Union[Type, Index]
+
+
+def subst(t: Type, m: Mapping[Var, Replacement]) -> Type:
+    """``t[x ↦ r, …]``: type variables map to types, index variables to canonical indices.
+
+    An Array-kinded type variable inside ``(Arr …)`` cannot occur (kinding forbids
+    it), so a type replacement only ever lands in a type position.
+    """
+    if not m:
+        return t
+    t = prune(t)
+    if isinstance(t, TVar):
+        rep = m.get(t.var)
+        return rep if isinstance(rep, Type) else t
+    if isinstance(t, TArr):
+        return TArr(subst(t.atom, m), subst_shape(t.shape, m))  # type: ignore[arg-type]
+    if isinstance(t, TFun):
+        return TFun(tuple(subst(p, m) for p in t.params), subst(t.result, m))
+    if isinstance(t, (TForall, TPi, TSigma)):
+        inner = {v: r for v, r in m.items() if v not in t.vars}
+        if not inner:
+            return t
+        vars_, body = _avoid_capture(t.vars, t.body, inner)
+        return type(t)(vars_, subst(body, inner))
+    return t
+
+
+def _avoid_capture(vars_: tuple[Var, ...], body: Type, m: Mapping[Var, Replacement]):
+    """Rename binders that occur free in the replacements (rare: identity-compared vars)."""
+    incoming: set[Var] = set()
+    for r in m.values():
+        incoming |= free_vars(r) if isinstance(r, Type) else index_free_vars(r)
+    clash = [v for v in vars_ if v in incoming]
+    if not clash:
+        return vars_, body
+    renaming = {v: v.fresh() for v in clash}
+    body = subst(body, {v: _var_as(v, w) for v, w in renaming.items()})
+    return tuple(renaming.get(v, v) for v in vars_), body
+
+
+def _var_as(old: Var, new: Var) -> Replacement:
+    """The replacement that renames ``old`` to ``new`` at ``old``'s sort."""
+    if old.sort == "Dim":
+        return Dim(0, ((new, 1),))
+    if old.sort == "Shape":
+        return Shape((new,))
+    return TVar(new)
+
+
+def var_replacement(v: Var) -> Replacement:
+    """``v`` itself as a replacement (a type or an index, by its sort)."""
+    return _var_as(v, v)
+
+
+def subst_index_in(ix: Index, m: Mapping[Var, Replacement]) -> Index:
+    return subst_index(ix, {k: v for k, v in m.items() if not isinstance(v, Type)})
+
+
+# ---------------------------------------------------------------------------
+# Equivalence (Fig. 8): α-equivalence plus canonical index equality
+
+def equivalent(a: Type, b: Type) -> bool:
+    return _equiv(prune(a), prune(b), {})
+
+
+def _equiv(a: Type, b: Type, ren: dict[Var, Var]) -> bool:
+    a, b = prune(a), prune(b)
+    if isinstance(a, AtomMeta) or isinstance(b, AtomMeta):
+        return a is b
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, TBase):
+        return a == b
+    if isinstance(a, TVar):
+        return ren.get(a.var, a.var) is b.var  # type: ignore[attr-defined]
+    if isinstance(a, TArr):
+        return _equiv(a.atom, b.atom, ren) and _rename_shape(a.shape, ren) == b.shape  # type: ignore[attr-defined]
+    if isinstance(a, TFun):
+        return len(a.params) == len(b.params) and all(  # type: ignore[attr-defined]
+            _equiv(p, q, ren) for p, q in zip(a.params, b.params)  # type: ignore[attr-defined]
+        ) and _equiv(a.result, b.result, ren)  # type: ignore[attr-defined]
+    if isinstance(a, (TForall, TPi, TSigma)):
+        if len(a.vars) != len(b.vars) or any(x.sort != y.sort for x, y in zip(a.vars, b.vars)):  # type: ignore[attr-defined]
+            return False
+        inner = dict(ren)
+        inner.update(zip(a.vars, b.vars))  # type: ignore[attr-defined]
+        return _equiv(a.body, b.body, inner)  # type: ignore[attr-defined]
+    return False
+
+
+def _rename_shape(s: Shape, ren: dict[Var, Var]) -> Shape:
+    if not ren:
+        return s
+    m: dict[Var, Index] = {}
+    for v in index_free_vars(s):
+        w = ren.get(v)
+        if w is not None:
+            m[v] = _var_as(v, w)  # type: ignore[assignment]
+    return subst_shape(s, m) if m else s
+
+
+# ---------------------------------------------------------------------------
+# Printing in the paper's syntax
+
+def show_type(t: Type) -> str:
+    t = prune(t)
+    if isinstance(t, TBase):
+        return t.name
+    if isinstance(t, TVar):
+        return t.var.name
+    if isinstance(t, AtomMeta):
+        return _show_meta(t)
+    if isinstance(t, TArr):
+        return f"(Arr {show_type(t.atom)} {show_shape(t.shape)})"
+    if isinstance(t, TFun):
+        return "(-> (" + " ".join(show_type(p) for p in t.params) + f") {show_type(t.result)})"
+    if isinstance(t, (TForall, TPi, TSigma)):
+        head = {TForall: "Forall", TPi: "Pi", TSigma: "Sigma"}[type(t)]
+        binders = " ".join(f"({v.name} {v.sort})" for v in t.vars)
+        return f"({head} ({binders}) {show_type(t.body)})"
+    return repr(t)
+
+
+def _show_meta(m: AtomMeta) -> str:
+    if m.allowed and len(m.allowed) > 1:
+        return "?" + "|".join(sorted(m.allowed))
+    return "?"
+
+
+def show_index_or_type(r: Replacement) -> str:
+    from .indices import show_index
+
+    return show_type(r) if isinstance(r, Type) else show_index(r)

@@ -1,0 +1,158 @@
+"""Run-time values and how they print (contract §3).
+
+An array of base atoms is one ``numpy.ndarray`` of ``int64``, ``float64`` or
+``bool``; an array of functions or boxes is an object array of atom values.
+Every array keeps its full shape, including a 0 anywhere in it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .indices import show_value_of_index
+from .types import TArr, TBase, TSigma, Type, prune, subst, var_replacement
+
+DTYPES = {"Int": np.dtype(np.int64), "Float": np.dtype(np.float64), "Bool": np.dtype(np.bool_)}
+BASE_OF_DTYPE = {v: k for k, v in DTYPES.items()}
+
+
+def dtype_of(atom_type: Type) -> np.dtype:
+    """The NumPy dtype that holds atoms of ``atom_type``: a base dtype, or ``object``."""
+    t = prune(atom_type)
+    if isinstance(t, TBase):
+        return DTYPES[t.name]
+    return np.dtype(object)
+
+
+class BoxValue:
+    """A box: its index components (ints for Dims, tuples for Shapes) and the array it holds."""
+
+    __slots__ = ("indices", "value")
+
+    def __init__(self, indices: tuple, value: np.ndarray):
+        self.indices = indices
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"BoxValue({self.indices!r}, {self.value!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, BoxValue)
+            and self.indices == other.indices
+            and arrays_equal(self.value, other.value)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def arrays_equal(a: Any, b: Any) -> bool:
+    """Exact equality of two values, NaNs equal to NaNs, boxes compared by content."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    if a.dtype == object or b.dtype == object:
+        if a.dtype != b.dtype:
+            return False
+        return all(_atoms_equal(x, y) for x, y in zip(a.ravel(), b.ravel()))
+    if a.dtype != b.dtype:
+        return False
+    if a.dtype == np.float64:
+        return bool(np.array_equal(a, b, equal_nan=True)) and bool(np.all(np.signbit(a) == np.signbit(b)))
+    return bool(np.array_equal(a, b))
+
+
+def _atoms_equal(x: Any, y: Any) -> bool:
+    if isinstance(x, BoxValue) or isinstance(y, BoxValue):
+        return x == y
+    return x is y or _same_function(x, y)
+
+
+def _same_function(x: Any, y: Any) -> bool:
+    key = getattr(x, "identity", None)
+    return key is not None and key == getattr(y, "identity", None)
+
+
+# ---------------------------------------------------------------------------
+# Printing
+
+
+def show_value(value: np.ndarray, typ: Type) -> str:
+    """The value as Remora text that reads back as the same value (contract §3)."""
+    t = prune(typ)
+    value = np.asarray(value)
+    if isinstance(t, TArr):
+        atom = prune(t.atom)
+    else:  # an Array-kinded type variable's value: print by its dtype
+        atom = TBase(BASE_OF_DTYPE.get(value.dtype, "Int"))
+    if 0 in value.shape:
+        dims = " ".join(str(d) for d in value.shape)
+        return f"(array ({dims}) {show_atom_type(atom)})"
+    return _show_nested(value, atom)
+
+
+def show_atom_type(t: Type) -> str:
+    from .types import show_type
+
+    return show_type(t)
+
+
+def _show_nested(value: np.ndarray, atom: Type) -> str:
+    if value.ndim == 0:
+        return show_atom(value[()], atom)
+    return "[" + " ".join(_show_nested(value[i], atom) for i in range(value.shape[0])) + "]"
+
+
+def show_atom(x: Any, atom: Type) -> str:
+    if isinstance(x, (bool, np.bool_)):
+        return "#t" if x else "#f"
+    if isinstance(x, (float, np.floating)):
+        return repr(float(x))
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    if isinstance(x, BoxValue):
+        return show_box(x, atom)
+    return "#<function>"
+
+
+def show_box(box: BoxValue, atom: Type) -> str:
+    t = prune(atom)
+    inner: Type
+    if isinstance(t, TSigma):
+        inner = subst(t.body, {v: _index_value_as_index(v, i) for v, i in zip(t.vars, box.indices)})
+    else:
+        inner = TArr(TBase(BASE_OF_DTYPE.get(box.value.dtype, "Int")), _shape_of_dims(box.value.shape))
+    parts = [show_value_of_index(i) for i in box.indices] + [show_value(box.value, inner)]
+    return "(box " + " ".join(parts) + ")"
+
+
+def _index_value_as_index(v, value):
+    from .indices import Dim, concrete_shape
+
+    if isinstance(value, tuple):
+        return concrete_shape(value)
+    if isinstance(value, (int, np.integer)):
+        return Dim(int(value))
+    return var_replacement(v)
+
+
+def _shape_of_dims(dims):
+    from .indices import concrete_shape
+
+    return concrete_shape(dims)
+
+
+class PrimFn:
+    """A primitive operator as a run-time atom, with the index arguments it was given (``i-app``)."""
+
+    __slots__ = ("prim", "indices", "identity")
+
+    def __init__(self, prim, indices: tuple = ()):
+        self.prim = prim
+        self.indices = indices
+        self.identity = ("prim", prim.name, indices)
+
+    def __repr__(self) -> str:
+        return f"PrimFn({self.prim.name}{''.join(' ' + repr(i) for i in self.indices)})"

@@ -7,11 +7,16 @@ Exit codes (contract §3): 0 success, 1 a program error (reported as
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Sequence
 
-from .driver import Session, describe_form
+from .driver import Session, describe_form, show_result
+from .erase import erase_form
+from .erased import show_erased
 from .errors import RemoraError
+from .runtime import RunConfig
+from .typed import TyExprForm
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPT = 0, 1, 2, 130
 
@@ -21,6 +26,13 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="{check,eval,repl}")
     check = sub.add_parser("check", help="parse and type-check a program; print the type of each form")
     _add_source_args(check)
+    ev = sub.add_parser("eval", help="check, then run a program; print the value of each expression")
+    _add_source_args(ev)
+    ev.add_argument("--engine", choices=["frames", "reference"], default="frames",
+                    help="whole-frame engine (default) or the paper's step-by-step reference engine")
+    ev.add_argument("--trace", action="store_true",
+                    help="print every reduction step to standard error (uses the reference engine)")
+    ev.add_argument("--erased", action="store_true", help="print the erased program instead of running it")
     return p
 
 
@@ -45,10 +57,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (OSError, UnicodeDecodeError) as exc:
             print(f"remora: cannot read {args.file}: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
             return EXIT_USAGE
-        return _check(text, name)
+        if args.command == "check":
+            return _check(text, name)
+        return _eval(text, name, args)
     except KeyboardInterrupt:
         print("remora: interrupted", file=sys.stderr)
         return EXIT_INTERRUPT
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_OK
+    except Exception as exc:  # a bug in remora itself: say so plainly, without a traceback
+        if os.environ.get("REMORA_DEBUG"):
+            raise
+        print(f"remora: internal error: {type(exc).__name__}: {exc} (set REMORA_DEBUG=1 for details)", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _quiet_stdout() -> None:
+    """After the reader of our output went away, stop Python complaining at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
 
 
 def _check(text: str, name: str) -> int:
@@ -57,6 +88,27 @@ def _check(text: str, name: str) -> int:
         for form in session.forms(text, name):
             print(describe_form(session.check_form(form)), flush=True)
     except RemoraError as err:
+        print(err.report(), file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def _eval(text: str, name: str, args: argparse.Namespace) -> int:
+    engine = "reference" if args.trace else args.engine
+    run = RunConfig(stdin=sys.stdin, trace=sys.stderr if args.trace else None)
+    session = Session(engine=engine, run=run)
+    try:
+        typed = session.check_text(text, name)
+        if args.erased:
+            for form in typed:
+                print(show_erased(erase_form(form)))
+            return EXIT_OK
+        for form in typed:
+            value = session.evaluate(form)
+            if isinstance(form, TyExprForm):
+                print(show_result(form, value), flush=True)
+    except RemoraError as err:
+        sys.stdout.flush()
         print(err.report(), file=sys.stderr)
         return EXIT_ERROR
     return EXIT_OK

@@ -11,11 +11,18 @@ import contextlib
 import sys
 from typing import Iterator
 
+import numpy as np
+
 from . import syntax as S
 from . import typed as T
 from .errors import RemoraError, RemoraSyntaxError, Span
 from .parse import parse_top
 from .reader import read
+from .values import show_value
+from .engine import Frames
+from .erase import erase_form
+from .reference import Reference
+from .runtime import RunConfig
 from .typecheck import Checker
 
 RECURSION_LIMIT = 20000
@@ -35,10 +42,16 @@ def deep_recursion(span: Span | None = None) -> Iterator[None]:
 
 
 class Session:
-    """Checker state across top-level forms."""
+    """Checker and evaluator state across top-level forms.
 
-    def __init__(self) -> None:
+    ``engine`` is ``"frames"`` (the default whole-frame engine) or ``"reference"``
+    (the paper's rules one step at a time).
+    """
+
+    def __init__(self, engine: str = "frames", run: RunConfig | None = None) -> None:
         self.checker = Checker()
+        self.run = run or RunConfig()
+        self.engine = make_engine(engine, self.run)
 
     def forms(self, text: str, name: str) -> list[S.TopForm]:
         """Read and parse every top-level form (syntax errors surface before any checking)."""
@@ -52,11 +65,35 @@ class Session:
     def check_text(self, text: str, name: str = "<expr>") -> list[T.TyForm]:
         return [self.check_form(f) for f in self.forms(text, name)]
 
+    def evaluate(self, form: T.TyForm) -> np.ndarray:
+        """Erase and run one checked form; a definition's value is remembered."""
+        with deep_recursion(form.span):
+            return self.engine.eval_form(erase_form(form))
+
+    def run_text(self, text: str, name: str = "<expr>") -> Iterator[tuple[T.TyForm, np.ndarray]]:
+        """Check the whole program, then evaluate its forms in order, yielding each value."""
+        typed = self.check_text(text, name)
+        for form in typed:
+            yield form, self.evaluate(form)
+
+
+def make_engine(name: str, run: RunConfig):
+    if name == "reference":
+        return Reference(run)
+    if name == "frames":
+        return Frames(run)
+    raise ValueError(f"unknown engine {name!r} (expected 'frames' or 'reference')")
+
 
 def describe_form(form: T.TyForm) -> str:
     """What ``remora check`` prints for a form: ``name : TYPE`` or ``TYPE``."""
     t = T.form_type(form)
     return f"{form.name} : {t}" if isinstance(form, T.TyDefine) else str(t)
+
+
+def show_result(form: T.TyForm, value: np.ndarray) -> str:
+    """What ``remora eval`` prints for an expression's value."""
+    return show_value(value, T.form_type(form))
 
 
 __all__ = ["Session", "describe_form", "RemoraError", "deep_recursion"]

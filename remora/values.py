@@ -102,7 +102,7 @@ def show_atom_type(t: Type) -> str:
 def _show_nested(value: np.ndarray, atom: Type) -> str:
     if value.ndim == 0:
         return show_atom(value[()], atom)
-    return "[" + " ".join(_show_nested(value[i], atom) for i in range(value.shape[0])) + "]"
+    return "[" + " ".join(_show_nested(value[i, ...], atom) for i in range(value.shape[0])) + "]"
 
 
 def show_atom(x: Any, atom: Type) -> str:

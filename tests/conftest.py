@@ -26,3 +26,63 @@ def check_error(source: str, kind: type[RemoraError] = RemoraError) -> RemoraErr
     err = info.value
     assert err.span is not None, f"error without a location: {err.message}"
     return err
+
+
+def _static_agrees(value, typ) -> None:
+    """Every result has exactly the shape and atom type its static type promises."""
+    import numpy as np
+
+    from remora.types import TArr, TBase, prune
+    from remora.values import DTYPES
+
+    t = prune(typ)
+    assert isinstance(t, TArr), f"top-level type is not an array type: {t}"
+    dims = t.shape.dims()
+    assert dims is not None, f"top-level shape is not fully known: {t}"
+    assert tuple(np.shape(value)) == dims, f"value shape {np.shape(value)} but type says {t}"
+    atom = prune(t.atom)
+    expected = DTYPES[atom.name] if isinstance(atom, TBase) else np.dtype(object)
+    assert np.asarray(value).dtype == expected, f"value dtype {np.asarray(value).dtype} but type says {t}"
+
+
+def run_program(source: str, engine: str = "frames", stdin: str = "") -> list[tuple[str, object]]:
+    """(printed value, raw value) for every expression form, on one engine."""
+    import io
+
+    from remora.driver import show_result
+    from remora.runtime import RunConfig
+    from remora.typed import TyExprForm
+
+    session = Session(engine=engine, run=RunConfig(stdin=io.StringIO(stdin)))
+    out = []
+    for form, value in session.run_text(source, "<test>"):
+        _static_agrees(value, form_type(form))
+        if isinstance(form, TyExprForm):
+            out.append((show_result(form, value), value))
+    return out
+
+
+def eval_values(source: str, stdin: str = "") -> list[str]:
+    """The printed values of every expression form, after checking both engines agree on them."""
+    from remora.values import arrays_equal
+
+    fast = run_program(source, "frames", stdin)
+    slow = run_program(source, "reference", stdin)
+    assert [p for p, _ in fast] == [p for p, _ in slow], "engines disagree"
+    for (_, a), (_, b) in zip(fast, slow):
+        if getattr(a, "dtype", None) != object:
+            assert arrays_equal(a, b), "engines disagree"
+    return [p for p, _ in fast]
+
+
+def eval_value(source: str, stdin: str = "") -> str:
+    """The printed value of the last expression form (both engines, checked to agree)."""
+    return eval_values(source, stdin)[-1]
+
+
+def eval_error(source: str, engine: str = "frames", stdin: str = "") -> RemoraError:
+    """The error raised while checking or running ``source`` on ``engine``."""
+    with pytest.raises(RemoraError) as info:
+        run_program(source, engine, stdin)
+    assert info.value.span is not None, f"error without a location: {info.value.message}"
+    return info.value

@@ -1,0 +1,366 @@
+"""The default engine: erased Remora evaluated a whole frame at a time.
+
+The meaning is the reference engine's (:mod:`remora.reference`); only the map
+step differs.  Instead of one application per cell, a function is applied to
+the whole frame at once: a primitive is one NumPy call over all cells, and a
+λ's body is evaluated *once* with its parameters bound to frame-shaped arrays.
+
+So inside a λ body every value carries how many of its leading axes belong to
+the enclosing *batch* frame (``k``, a prefix of the current batch shape ``B``;
+an axis may have length 1 where the value does not vary).  Values captured from
+outside carry fewer batch axes and are lifted — by a zero-copy broadcast view —
+only where they meet batch-carrying values.  Because Remora frames are always
+leading axes, no axis ever has to move.
+
+Where cells cannot share one evaluation — a frame of *different* functions, boxes
+whose index components differ, an ``Iλ`` array of different abstractions — the
+frame is split into groups that can, each evaluated whole, and the results are
+scattered back.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from . import erased as E
+from .erase import free_terms
+from .errors import RemoraRuntimeError
+from .primitives import PRIMITIVES
+from .runtime import (
+    Closure,
+    IClosure,
+    PrimContext,
+    RunConfig,
+    check_size,
+    iapp_arg_value,
+    index_value,
+    rep_value,
+    shape_value,
+)
+from .values import BoxValue, PrimFn
+
+
+class Val(NamedTuple):
+    """A value inside a batch: ``arr.shape[:k]`` are batch axes (each the batch's length or 1)."""
+
+    arr: np.ndarray
+    k: int
+
+
+def obj_scalar(x) -> np.ndarray:
+    """A 0-d object array holding ``x`` (never letting NumPy look inside it)."""
+    a = np.empty((), dtype=object)
+    a[()] = x
+    return a
+
+
+def lift(v: Val, m: int, batch: tuple, frame_len: int, total: tuple, cell: tuple) -> np.ndarray:
+    """View ``v`` (logical frame of ``frame_len`` axes, then ``cell``) at ``batch[:m] + total + cell``."""
+    arr = v.arr
+    frame = arr.shape[v.k : v.k + frame_len]
+    shaped = arr.reshape(arr.shape[: v.k] + (1,) * (m - v.k) + frame + (1,) * (len(total) - frame_len) + cell)
+    return np.broadcast_to(shaped, tuple(batch[:m]) + total + cell)
+
+
+class FrameContext(PrimContext):
+    """A primitive's view of the whole-frame engine."""
+
+    __slots__ = ("engine",)
+
+    def apply(self, fns, args, cells, result_cell):
+        return self.engine.apply_frame(fns, list(args), self.frame, tuple(cells), tuple(result_cell), np.dtype(object), self.span)
+
+
+class Frames:
+    """Evaluates erased forms one after another; definitions persist in ``globals``."""
+
+    def __init__(self, run: RunConfig | None = None):
+        self.run = run or RunConfig()
+        self.globals: dict[str, np.ndarray] = {}
+        self._free: dict[int, frozenset[str]] = {}
+
+    def eval_form(self, form: E.EForm) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            if isinstance(form, E.EDefine):
+                self.globals[form.name] = self.value(form.value)
+                return self.globals[form.name]
+            return self.value(form.expr)
+
+    def value(self, e: E.EExpr) -> np.ndarray:
+        return self.ev(e, {}, {}, ()).arr
+
+    # --- expressions ------------------------------------------------------------
+
+    def ev(self, e: E.EExpr, env: dict, ienv: dict, batch: tuple) -> Val:
+        if isinstance(e, E.EVar):
+            v = env.get(e.name)
+            return v if v is not None else Val(self.globals[e.name], 0)
+        if isinstance(e, E.EApp):
+            return self.app(e, env, ienv, batch)
+        if isinstance(e, E.EArray):
+            return self.array(e, env, ienv, batch)
+        if isinstance(e, E.EFrame):
+            return self.frame(e, env, ienv, batch)
+        if isinstance(e, E.EIApp):
+            return self.iapp(e, env, ienv, batch)
+        if isinstance(e, E.EUnbox):
+            return self.unbox(e, env, ienv, batch)
+        raise TypeError(f"not an erased expression: {e!r}")
+
+    def array(self, e: E.EArray, env, ienv, batch) -> Val:
+        if e.const is not None:
+            return Val(e.const, 0)
+        atoms = [self.atom(a, env, ienv, batch) for a in e.atoms]
+        k = max((a.k for a in atoms), default=0)
+        if k == 0:
+            out = np.empty(len(atoms), dtype=rep_value(e.rep, ienv))
+            for i, a in enumerate(atoms):
+                out[i] = a.arr[()]
+            return Val(out.reshape(e.dims), 0)
+        out = np.empty(tuple(batch[:k]) + (len(atoms),), dtype=object)
+        for i, a in enumerate(atoms):
+            out[..., i] = a.arr.reshape(a.arr.shape + (1,) * (k - a.k))
+        return Val(out.reshape(tuple(batch[:k]) + e.dims), k)
+
+    def atom(self, a: E.EAtom, env, ienv, batch) -> Val:
+        """An atom as a (batch-shaped, usually 0-d) object or literal array."""
+        if isinstance(a, E.ELit):
+            return Val(np.asarray(a.value), 0)
+        if isinstance(a, E.EPrim):
+            return Val(obj_scalar(PrimFn(PRIMITIVES[a.name])), 0)
+        if isinstance(a, (E.ELam, E.EILam)):
+            level = max((env[x].k for x in a.free if x in env), default=0)
+            cls = IClosure if isinstance(a, E.EILam) else Closure
+            return Val(obj_scalar(cls(a, env, ienv, level)).reshape((1,) * level), level)
+        if isinstance(a, E.EBox):
+            indices = tuple(index_value(i, ienv) for i in a.indices)
+            body = self.ev(a.body, env, ienv, batch)
+            if body.k == 0:
+                return Val(obj_scalar(BoxValue(indices, body.arr)), 0)
+            bshape = tuple(batch[: body.k])
+            out = np.empty(bshape, dtype=object)
+            for idx in np.ndindex(*bshape):
+                out[idx] = BoxValue(indices, detach(body, idx))
+            return Val(out, body.k)
+        raise TypeError(f"not an erased atom: {a!r}")
+
+    def frame(self, e: E.EFrame, env, ienv, batch) -> Val:
+        shape = shape_value(e.shape, ienv)
+        if not e.cells:
+            return Val(np.empty(shape, dtype=rep_value(e.rep, ienv)), 0)
+        cells = [self.ev(c, env, ienv, batch) for c in e.cells]
+        k = max(c.k for c in cells)
+        dims = len(shape) - (cells[0].arr.ndim - cells[0].k)
+        cell_shape = shape[dims:]
+        lifted = [lift(c, k, batch, 0, (), cell_shape) for c in cells]
+        stacked = np.stack(lifted, axis=k)
+        return Val(stacked.reshape(tuple(batch[:k]) + shape), k)
+
+    def app(self, e: E.EApp, env, ienv, batch) -> Val:
+        fn = self.ev(e.fn, env, ienv, batch)
+        args = [self.ev(a, env, ienv, batch) for a in e.args]
+        cells = tuple(shape_value(c, ienv) for c in e.cells)
+        result = shape_value(e.result, ienv)
+        frames = [fn.arr.ndim - fn.k] + [a.arr.ndim - a.k - len(c) for a, c in zip(args, cells)]
+        parts = [fn] + args
+        widest = max(range(len(parts)), key=lambda i: frames[i])
+        total = parts[widest].arr.shape[parts[widest].k : parts[widest].k + frames[widest]]
+        m = max(p.k for p in parts)
+        fns = lift(fn, m, batch, frames[0], total, ())
+        lifted = [lift(a, m, batch, f, total, c) for a, f, c in zip(args, frames[1:], cells)]
+        tf = tuple(batch[:m]) + total
+        out = self.apply_frame(fns, lifted, tf, cells, result[len(total):], rep_value(e.rep, ienv), e.span)
+        if out.dtype == object and len(tf) > m:
+            out = settle(out, m)
+        return Val(out, m)
+
+    # --- applying functions to whole frames ------------------------------------------
+
+    def apply_frame(self, fns, args, tf, cells, result_cell, dtype, span) -> np.ndarray:
+        """Apply the function array ``fns`` (shape ``tf``) to frame-shaped ``args``: ``tf + result_cell``."""
+        n = math.prod(tf)
+        check_size(n * math.prod(result_cell), max(dtype.itemsize, 8), "this application", span, self.run)
+        if n == 0:
+            return np.empty(tf + result_cell, dtype=dtype)
+        ctx = FrameContext(tf, cells, result_cell, (), span, self.run)
+        ctx.engine = self
+        fn = ctx.uniform_function(fns)
+        if fn is not None:
+            return self.apply_one(fn, args, tf, cells, result_cell, span)
+        # A frame of different functions: each applied to the cells it owns.
+        groups: dict[int, tuple[object, list[int]]] = {}
+        for pos, f in enumerate(fns.reshape(-1)):
+            groups.setdefault(id(f), (f, []))[1].append(pos)
+        out = None
+        for f, positions in groups.values():
+            sel = np.array(positions)
+            sub_args = [a.reshape((n,) + c)[sel] for a, c in zip(args, cells)]
+            if getattr(f, "level", 0):
+                f = restrict_closure(f, tf, sel)
+            part = self.apply_one(f, sub_args, (len(sel),), cells, result_cell, span)
+            if out is None:
+                out = np.empty((n,) + result_cell, dtype=part.dtype)
+            out[sel] = part
+        return out.reshape(tf + result_cell)
+
+    def apply_one(self, fn, args, tf, cells, result_cell, span) -> np.ndarray:
+        """One function over the whole frame ``tf``: one primitive call, or one evaluation of a λ body."""
+        expected = tf + result_cell
+        if isinstance(fn, PrimFn):
+            ctx = FrameContext(tf, cells, result_cell, fn.indices, span, self.run)
+            ctx.engine = self
+            out = np.asarray(fn.prim.impl(ctx, *args))
+        elif isinstance(fn, Closure) and not isinstance(fn, IClosure):
+            env = dict(fn.env)
+            env.update((p, Val(a, len(tf))) for p, a in zip(fn.lam.params, args))
+            r = self.ev(fn.lam.body, env, fn.ienv, tf)
+            out = lift(r, len(tf), tf, 0, (), result_cell) if r.k < len(tf) or r.arr.shape != expected else r.arr
+        else:
+            raise RemoraRuntimeError("internal error: applied a value that is not a function", span)
+        if out.shape != expected:
+            out = np.broadcast_to(out, expected)
+        return out
+
+    # --- index application and unboxing -------------------------------------------------
+
+    def iapp(self, e: E.EIApp, env, ienv, batch) -> Val:
+        fn = self.ev(e.fn, env, ienv, batch)
+        values = tuple(iapp_arg_value(a, ienv) for a in e.args)
+        result = shape_value(e.result, ienv)
+        frame = fn.arr.shape[fn.k :]
+        cell = result[len(frame) :]
+        atoms = fn.arr.reshape(-1)
+        first = atoms[0] if atoms.size else None
+        if atoms.size and all(a is first for a in atoms):
+            if isinstance(first, PrimFn):
+                inst = obj_scalar(PrimFn(first.prim, first.indices + values))
+                return Val(np.broadcast_to(inst, fn.arr.shape), fn.k)
+            body = self.instantiate(first, values, batch)
+            m = max(fn.k, body.k)
+            return Val(lift(body, m, batch, 0, frame, cell), m)
+        # Different abstractions (or none): instantiate each cell on its own.
+        shape = tuple(batch[: fn.k]) + frame
+        full = np.broadcast_to(fn.arr, shape)
+        out = np.empty(shape + cell, dtype=rep_value(e.rep, ienv))
+        for idx in np.ndindex(*shape):
+            f = full[idx]
+            if isinstance(f, PrimFn):
+                out[idx] = PrimFn(f.prim, f.indices + values)
+            else:
+                f = detach_closure(f, idx) if f.level else f
+                out[idx] = self.instantiate(f, values, ()).arr
+        return Val(out, fn.k)
+
+    def instantiate(self, f: IClosure, values: tuple, batch: tuple) -> Val:
+        """iβ: the body of ``Iλ`` with its index variables bound."""
+        ienv = dict(f.ienv)
+        ienv.update(zip(f.lam.vars, values))
+        return self.ev(f.lam.body, f.env, ienv, batch)
+
+    def unbox(self, e: E.EUnbox, env, ienv, batch) -> Val:
+        boxed = self.ev(e.boxed, env, ienv, batch)
+        body_shape = shape_value(e.body_shape, ienv)
+        free = self._free_of(e)
+        # The body runs over the boxes' frame, below every batch axis it can see.
+        m = max([boxed.k] + [env[x].k for x in free if x in env])
+        frame = boxed.arr.shape[boxed.k :]
+        tf = tuple(batch[:m]) + frame
+        boxes = lift(boxed, m, batch, len(frame), frame, ()).reshape(-1)
+        dtype = rep_value(e.rep, ienv)
+        n = boxes.size
+        if n == 0:
+            return Val(np.empty(tf + body_shape, dtype=dtype), m)
+        groups: dict[tuple, list[int]] = {}
+        for pos, box in enumerate(boxes):
+            groups.setdefault(box.indices, []).append(pos)
+        if len(groups) == 1:
+            (indices,) = groups
+            return Val(self.unbox_group(e, env, ienv, indices, boxes, tf, body_shape), m)
+        # Boxes of different shapes: evaluate the body once per group of equal index components.
+        out = None
+        for indices, positions in groups.items():
+            sel = np.array(positions)
+            group_env = restrict_env(env, free, tf, sel)
+            part = self.unbox_group(e, group_env, ienv, indices, boxes[sel], (len(sel),), body_shape)
+            if out is None:
+                out = np.empty((n,) + body_shape, dtype=part.dtype if dtype == object else dtype)
+            out[sel] = part
+        return Val(out.reshape(tf + body_shape), m)
+
+    def unbox_group(self, e: E.EUnbox, env, ienv, indices, boxes, tf, body_shape) -> np.ndarray:
+        """The unbox body over a frame of boxes that share their index components."""
+        contents = np.stack([b.value for b in boxes]).reshape(tf + boxes[0].value.shape)
+        inner_i = dict(ienv)
+        inner_i.update(zip(e.index_vars, indices))
+        inner = dict(env)
+        inner[e.value_name] = Val(contents, len(tf))
+        r = self.ev(e.body, inner, inner_i, tf)
+        return lift(r, len(tf), tf, 0, (), body_shape) if r.k < len(tf) else np.broadcast_to(r.arr, tf + body_shape)
+
+    def _free_of(self, e: E.EUnbox) -> frozenset[str]:
+        key = id(e)
+        if key not in self._free:
+            self._free[key] = frozenset(free_terms(e.body) - {e.value_name})
+        return self._free[key]
+
+
+# ---------------------------------------------------------------------------
+# Moving values between batches
+
+
+def _batch_index(arr: np.ndarray, k: int, idx: tuple) -> tuple:
+    """``idx``'s first ``k`` coordinates, as indices into an array whose batch axes may be 1."""
+    return tuple(0 if arr.shape[j] == 1 else idx[j] for j in range(k))
+
+
+def detach(v: Val, idx: tuple) -> np.ndarray:
+    """The plain (unbatched) value of ``v`` at batch position ``idx``."""
+    cell = v.arr[_batch_index(v.arr, v.k, idx) + (Ellipsis,)]
+    if cell.dtype == object:
+        cell = _map_objects(cell, lambda f: detach_closure(f, idx) if getattr(f, "level", 0) else f)
+    return cell
+
+
+def detach_closure(f: Closure, idx: tuple) -> Closure:
+    """A closure whose environment varies over the batch, fixed at batch position ``idx``."""
+    env = {x: Val(detach(f.env[x], idx), 0) for x in f.lam.free if x in f.env}
+    return type(f)(f.lam, env, f.ienv, 0)
+
+
+def settle(out: np.ndarray, m: int) -> np.ndarray:
+    """Closures created inside a batch that escape into a result lose their batch: fix them per cell."""
+    if not any(getattr(f, "level", 0) > m for f in out.reshape(-1)):
+        return out
+    out = np.array(out)
+    for idx in np.ndindex(*out.shape):
+        f = out[idx]
+        if getattr(f, "level", 0) > m:
+            out[idx] = detach_closure(f, idx)
+    return out
+
+
+def restrict_env(env: dict, names, tf: tuple, sel: np.ndarray) -> dict:
+    """The environment seen by the cells ``sel`` (flat positions in ``tf``) as a batch of their own."""
+    coords = np.unravel_index(sel, tf) if len(sel) else ()
+    out = dict(env)
+    for x in names:
+        v = env.get(x)
+        if v is not None and v.k:
+            ix = tuple(np.zeros_like(coords[j]) if v.arr.shape[j] == 1 else coords[j] for j in range(v.k))
+            out[x] = Val(v.arr[ix], 1)
+    return out
+
+
+def restrict_closure(f: Closure, tf: tuple, sel: np.ndarray) -> Closure:
+    env = restrict_env(f.env, f.lam.free, tf, sel)
+    return type(f)(f.lam, env, f.ienv, 1)
+
+
+def _map_objects(arr: np.ndarray, fn) -> np.ndarray:
+    out = np.empty(arr.shape, dtype=object)
+    for idx in np.ndindex(*arr.shape):
+        out[idx] = fn(arr[idx])
+    return out

@@ -1,0 +1,159 @@
+"""Type erasure (paper Fig. 13): the typed tree becomes erased Remora.
+
+``ℰ⟦·⟧`` erases expressions, ``𝒜⟦·⟧`` atoms and ``𝒯⟦·⟧`` types: an array type
+becomes its shape, an Array-kinded type variable the shape it will stand for,
+and every other type the scalar shape.  ``Tλ`` becomes ``Iλ`` and ``t-app``
+becomes ``i-app``.  ``let`` is erased as the β-redex it abbreviates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import erased as E
+from . import typed as T
+from .indices import SCALAR, Shape
+from .types import TArr, TVar, Type, kind_of, prune
+from .values import dtype_of
+
+
+@dataclass(frozen=True)
+class TypeArg:
+    """An erased type argument: the shape 𝒯⟦τ⟧ (for Array kinds) and the atoms' representation."""
+
+    shape: Shape | None
+    rep: E.Rep
+
+    def __str__(self) -> str:
+        return str(self.shape) if self.shape is not None else E.show_rep(self.rep)
+
+
+def erase_type(t: Type) -> Shape:
+    """𝒯⟦τ⟧."""
+    t = prune(t)
+    if isinstance(t, TArr):
+        return t.shape
+    if isinstance(t, TVar) and t.var.sort == "Array":
+        return Shape((t.var,))
+    return SCALAR
+
+
+def atom_rep(atom: Type) -> E.Rep:
+    """How atoms of this type are stored: a dtype, or the type variable standing for it."""
+    atom = prune(atom)
+    if isinstance(atom, TVar):
+        return atom.var
+    return dtype_of(atom)
+
+
+def rep(t: Type) -> E.Rep:
+    """The atom representation of an Array type's values."""
+    t = prune(t)
+    if isinstance(t, TArr):
+        return atom_rep(t.atom)
+    if isinstance(t, TVar):
+        return t.var
+    return np.dtype(object)
+
+
+def erase_form(form: T.TyForm) -> E.EForm:
+    if isinstance(form, T.TyDefine):
+        return E.EDefine(form.name, erase(form.value), form.span)
+    return E.EExprForm(erase(form.expr), form.span)
+
+
+def erase(e: T.TyExpr) -> E.EExpr:
+    """ℰ⟦e⟧."""
+    if isinstance(e, T.TyRef):
+        return E.EVar(e.span, e.name)
+    if isinstance(e, T.TyArray):
+        atoms = tuple(erase_atom(a) for a in e.atoms)
+        r = rep(e.type)
+        const = None
+        if all(isinstance(a, E.ELit) for a in atoms) and isinstance(r, np.dtype):
+            const = np.array([a.value for a in atoms], dtype=r).reshape(e.dims)  # type: ignore[union-attr]
+            const.flags.writeable = False
+        return E.EArray(e.span, e.dims, atoms, r, const)
+    if isinstance(e, T.TyFrame):
+        return E.EFrame(e.span, erase_type(e.type), tuple(erase(c) for c in e.cells), rep(e.type))
+    if isinstance(e, T.TyApp):
+        fn_type = prune(e.fn.type)
+        assert isinstance(fn_type, TArr)
+        params = prune(fn_type.atom).params  # type: ignore[union-attr]
+        cells = tuple(erase_type(p) for p in params)
+        return E.EApp(e.span, erase(e.fn), tuple(erase(a) for a in e.args), cells, erase_type(e.type), rep(e.type))
+    if isinstance(e, T.TyTApp):
+        args = tuple(_type_arg(t) for t in e.types)
+        return E.EIApp(e.span, erase(e.fn), args, erase_type(e.type), rep(e.type))
+    if isinstance(e, T.TyIApp):
+        return E.EIApp(e.span, erase(e.fn), tuple(e.indices), erase_type(e.type), rep(e.type))
+    if isinstance(e, T.TyUnbox):
+        return E.EUnbox(
+            e.span, e.index_vars, e.value_name, erase(e.boxed), erase(e.body), erase_type(e.body.type), rep(e.type)
+        )
+    if isinstance(e, T.TyLet):
+        return _erase_let(list(e.bindings), e.body, e)
+    raise TypeError(f"not a typed expression: {e!r}")
+
+
+def _type_arg(t: Type) -> TypeArg:
+    if kind_of(t) == "Array":
+        return TypeArg(erase_type(t), rep(t))
+    return TypeArg(None, atom_rep(t))
+
+
+def _erase_let(bindings: list, body: T.TyExpr, node: T.TyLet) -> E.EExpr:
+    """``(let ((x e) rest ...) b)`` is ``((λ ((x τ)) (let (rest ...) b)) e)``."""
+    if not bindings:
+        return erase(body)
+    (name, value), rest = bindings[0], bindings[1:]
+    inner = _erase_let(rest, body, node)
+    lam = E.ELam(node.span, (name,), inner, frozenset(free_terms(inner) - {name}))
+    fn = E.EArray(node.span, (), (lam,), np.dtype(object))
+    shape = erase_type(body.type)
+    return E.EApp(node.span, fn, (erase(value),), (erase_type(value.type),), shape, rep(body.type))
+
+
+def erase_atom(a: T.TyAtom) -> E.EAtom:
+    """𝒜⟦𝔞⟧."""
+    if isinstance(a, T.TyLit):
+        return E.ELit(a.span, a.value)
+    if isinstance(a, T.TyPrim):
+        return E.EPrim(a.span, a.name)
+    if isinstance(a, T.TyLam):
+        body = erase(a.body)
+        names = tuple(x for x, _ in a.params)
+        return E.ELam(a.span, names, body, frozenset(free_terms(body) - set(names)))
+    if isinstance(a, (T.TyTLam, T.TyILam)):
+        body = erase(a.body)
+        return E.EILam(a.span, a.vars, body, frozenset(free_terms(body)))
+    if isinstance(a, T.TyBox):
+        return E.EBox(a.span, a.indices, erase(a.body))
+    raise TypeError(f"not a typed atom: {a!r}")
+
+
+def free_terms(e) -> set[str]:
+    """The term variables an erased term uses from its surroundings."""
+    if isinstance(e, E.EVar):
+        return {e.name}
+    if isinstance(e, E.EArray):
+        out: set[str] = set()
+        for a in e.atoms:
+            out |= free_terms(a)
+        return out
+    if isinstance(e, E.EFrame):
+        return set().union(*(free_terms(c) for c in e.cells)) if e.cells else set()
+    if isinstance(e, E.EApp):
+        return free_terms(e.fn).union(*(free_terms(a) for a in e.args))
+    if isinstance(e, E.EIApp):
+        return free_terms(e.fn)
+    if isinstance(e, E.EUnbox):
+        return free_terms(e.boxed) | (free_terms(e.body) - {e.value_name})
+    if isinstance(e, (E.ELam, E.EILam)):
+        return set(e.free)
+    if isinstance(e, E.EBox):
+        return free_terms(e.body)
+    return set()
+

@@ -1,0 +1,192 @@
+"""Erased Remora (paper Fig. 11): terms with shapes instead of types.
+
+Every application carries the cell shape of each argument and its result
+shape; every frame its full shape; ``t-app`` has become ``i-app`` over shapes.
+That is exactly the information the dynamic semantics needs when a frame is
+empty.  Shapes are canonical indices whose variables are bound at run time by
+``Iλ`` application and ``unbox``.
+
+One addition to the paper's erased forms, recorded in ``spec/``: each
+expression also keeps the *representation* of its atoms (a NumPy dtype, or the
+atom type variable it will be), because a NumPy array has a dtype even when it
+has no atoms.  A ``t-app`` passes an atom type's representation along with its
+(scalar) shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+import numpy as np
+
+from .errors import Span
+from .indices import Index, Shape, Var, show_index
+
+#: How the atoms of an array are stored: a concrete dtype, or an Atom type variable bound at run time.
+Rep = Union[np.dtype, Var]
+
+
+@dataclass(eq=False)
+class ENode:
+    span: Span
+
+
+@dataclass(eq=False)
+class EVar(ENode):
+    name: str
+
+
+@dataclass(eq=False)
+class EArray(ENode):
+    """``(array (n ...) â ...)``; ``const`` is the ready ndarray when every atom is a literal."""
+
+    dims: tuple[int, ...]
+    atoms: tuple["EAtom", ...]
+    rep: Rep
+    const: np.ndarray | None = None
+
+
+@dataclass(eq=False)
+class EFrame(ENode):
+    """``(frame ι ê ...)`` with ι the frame's full result shape."""
+
+    shape: Shape
+    cells: tuple["EExpr", ...]
+    rep: Rep
+
+
+@dataclass(eq=False)
+class EApp(ENode):
+    """``(ê_f (ê_a ι_a) ... ι_r)``."""
+
+    fn: "EExpr"
+    args: tuple["EExpr", ...]
+    cells: tuple[Shape, ...]
+    result: Shape
+    rep: Rep
+
+
+@dataclass(eq=False)
+class EIApp(ENode):
+    """``(i-app ê_f ι_a ... ι_r)``; an argument is an index, or an atom type's representation."""
+
+    fn: "EExpr"
+    args: tuple[Union[Index, Rep], ...]
+    result: Shape
+    rep: Rep
+
+
+@dataclass(eq=False)
+class EUnbox(ENode):
+    """``(unbox (x_i ... x_e ê_s) ê_b ι_b)``."""
+
+    index_vars: tuple[Var, ...]
+    value_name: str
+    boxed: "EExpr"
+    body: "EExpr"
+    body_shape: Shape
+    rep: Rep
+
+
+EExpr = Union[EVar, EArray, EFrame, EApp, EIApp, EUnbox]
+
+
+@dataclass(eq=False)
+class ELit(ENode):
+    value: Union[int, float, bool]
+
+
+@dataclass(eq=False)
+class EPrim(ENode):
+    name: str
+
+
+@dataclass(eq=False)
+class ELam(ENode):
+    """``(λ (x ...) ê)``; ``free`` lists the term variables the body uses from outside."""
+
+    params: tuple[str, ...]
+    body: EExpr
+    free: frozenset[str] = field(default_factory=frozenset)
+
+
+@dataclass(eq=False)
+class EILam(ENode):
+    """``(Iλ (x ...) v̂)`` — also what a ``Tλ`` erases to."""
+
+    vars: tuple[Var, ...]
+    body: EExpr
+    free: frozenset[str] = field(default_factory=frozenset)
+
+
+@dataclass(eq=False)
+class EBox(ENode):
+    """``(box ι ... ê)``."""
+
+    indices: tuple[Index, ...]
+    body: EExpr
+
+
+EAtom = Union[ELit, EPrim, ELam, EILam, EBox]
+
+
+@dataclass(eq=False)
+class EDefine:
+    name: str
+    value: EExpr
+    span: Span
+
+
+@dataclass(eq=False)
+class EExprForm:
+    expr: EExpr
+    span: Span
+
+
+EForm = Union[EDefine, EExprForm]
+
+# ---------------------------------------------------------------------------
+# Printing (remora eval --erased)
+
+
+def show_rep(rep: Rep) -> str:
+    return rep.name if isinstance(rep, Var) else {"int64": "Int", "float64": "Float", "bool": "Bool"}.get(
+        str(rep), "*"
+    )
+
+
+def show_erased(node) -> str:
+    if isinstance(node, EDefine):
+        return f"(define {node.name} {show_erased(node.value)})"
+    if isinstance(node, EExprForm):
+        return show_erased(node.expr)
+    if isinstance(node, EVar):
+        return node.name
+    if isinstance(node, EArray):
+        dims = " ".join(map(str, node.dims))
+        atoms = "".join(" " + show_erased(a) for a in node.atoms)
+        return f"(array ({dims}){atoms})"
+    if isinstance(node, EFrame):
+        return f"(frame {node.shape}" + "".join(" " + show_erased(c) for c in node.cells) + ")"
+    if isinstance(node, EApp):
+        args = "".join(f" ({show_erased(a)} {c})" for a, c in zip(node.args, node.cells))
+        return f"({show_erased(node.fn)}{args} {node.result})"
+    if isinstance(node, EIApp):
+        args = "".join(" " + str(a) for a in node.args)
+        return f"(i-app {show_erased(node.fn)}{args} {node.result})"
+    if isinstance(node, EUnbox):
+        names = " ".join([v.name for v in node.index_vars] + [node.value_name])
+        return f"(unbox ({names} {show_erased(node.boxed)}) {show_erased(node.body)} {node.body_shape})"
+    if isinstance(node, ELit):
+        v = node.value
+        return "#t" if v is True else "#f" if v is False else repr(v) if isinstance(v, float) else str(v)
+    if isinstance(node, EPrim):
+        return node.name
+    if isinstance(node, ELam):
+        return f"(λ ({' '.join(node.params)}) {show_erased(node.body)})"
+    if isinstance(node, EILam):
+        return f"(Iλ ({' '.join(v.name for v in node.vars)}) {show_erased(node.body)})"
+    if isinstance(node, EBox):
+        return "(box" + "".join(" " + show_index(i) for i in node.indices) + f" {show_erased(node.body)})"
+    raise TypeError(f"not an erased node: {node!r}")

@@ -1,0 +1,145 @@
+"""What both engines share at run time: index environments, closures, limits, and the
+context a primitive's implementation is called with.
+
+Index variables are bound at run time by ``Iλ`` application and by ``unbox``:
+a ``Dim`` to an ``int``, a ``Shape`` to a tuple, an ``Atom`` type variable (from
+an erased ``Tλ``) to the dtype of its atoms, and an ``Array`` type variable to
+its shape tuple carrying that dtype along (:class:`ArrayTypeBinding`).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import IO, Any, Mapping
+
+import numpy as np
+
+from .erased import Rep
+from .errors import RemoraRuntimeError, Span
+from .indices import Dim, Index, Shape, Var, eval_dim, eval_shape
+
+DEFAULT_MAX_BYTES = 10**9
+
+
+@dataclass
+class RunConfig:
+    """Per-run settings: standard input, the trace stream (or None), the size limit."""
+
+    stdin: IO[str] = field(default_factory=lambda: sys.stdin)
+    trace: IO[str] | None = None
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+
+class ArrayTypeBinding(tuple):
+    """The run-time value of an Array-kinded type variable: its shape, and its atoms' dtype."""
+
+    rep: np.dtype
+
+    def __new__(cls, dims, rep: np.dtype):
+        obj = super().__new__(cls, dims)
+        obj.rep = rep
+        return obj
+
+
+def shape_value(s: Shape, ienv: Mapping[Var, Any]) -> tuple[int, ...]:
+    return eval_shape(s, ienv) if s.items else ()
+
+
+def index_value(ix: Index, ienv: Mapping[Var, Any]):
+    return eval_dim(ix, ienv) if isinstance(ix, Dim) else shape_value(ix, ienv)
+
+
+def rep_value(rep: Rep, ienv: Mapping[Var, Any]) -> np.dtype:
+    """The concrete dtype of an erased representation annotation."""
+    if isinstance(rep, Var):
+        bound = ienv.get(rep)
+        if isinstance(bound, np.dtype):
+            return bound
+        return getattr(bound, "rep", np.dtype(object))
+    return rep
+
+
+def iapp_arg_value(arg, ienv: Mapping[Var, Any]):
+    """The run-time value of one ``i-app`` argument: an index, or an erased type argument."""
+    from .erase import TypeArg
+
+    if isinstance(arg, TypeArg):
+        dtype = rep_value(arg.rep, ienv)
+        if arg.shape is None:
+            return dtype
+        return ArrayTypeBinding(shape_value(arg.shape, ienv), dtype)
+    return index_value(arg, ienv)
+
+
+class Closure:
+    """A λ with its environment.  ``level`` is how many batch axes its environment has
+    (always 0 in the reference engine)."""
+
+    __slots__ = ("lam", "env", "ienv", "level", "identity")
+
+    def __init__(self, lam, env, ienv, level: int = 0):
+        self.lam = lam
+        self.env = env
+        self.ienv = ienv
+        self.level = level
+        self.identity = None
+
+
+class IClosure(Closure):
+    """An ``Iλ`` (or erased ``Tλ``) with its environment."""
+
+    __slots__ = ()
+
+
+class PrimContext:
+    """What a primitive's implementation sees: the frame it is applied over, the cell shapes
+    of its arguments, its result cell shape, its index arguments; and services.
+
+    Subclassed by each engine for :meth:`apply` and :meth:`uniform_function`.
+    """
+
+    __slots__ = ("frame", "cells", "result_cell", "indices", "span", "run")
+
+    def __init__(self, frame, cells, result_cell, indices, span: Span | None, run: RunConfig):
+        self.frame = tuple(frame)
+        self.cells = cells
+        self.result_cell = result_cell
+        self.indices = indices
+        self.span = span
+        self.run = run
+
+    @property
+    def stdin(self) -> IO[str]:
+        return self.run.stdin
+
+    def error(self, message: str):
+        raise RemoraRuntimeError(message, self.span)
+
+    def check_size(self, atoms: int, what: str) -> None:
+        """Refuse to build an array of more than the configured number of bytes."""
+        check_size(atoms, 8, what, self.span, self.run)
+
+    def apply(self, fns: np.ndarray, args: list, cells: tuple, result_cell: tuple) -> np.ndarray:
+        raise NotImplementedError
+
+    def uniform_function(self, fns: np.ndarray):
+        """The function atom if every cell of ``fns`` holds the same one, else None."""
+        if fns.size == 0:
+            return None
+        first = fns.flat[0]
+        if all(s == 0 for s in fns.strides) or fns.size == 1:
+            return first
+        for x in fns.flat:
+            if x is not first:
+                return None
+        return first
+
+
+def check_size(atoms: int, itemsize: int, what: str, span: Span | None, run: RunConfig) -> None:
+    if atoms * itemsize > run.max_bytes:
+        raise RemoraRuntimeError(
+            f"{what} would build an array of {atoms} atoms ({atoms * itemsize:,} bytes), over the limit of "
+            f"{run.max_bytes:,} bytes",
+            span,
+        )

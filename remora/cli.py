@@ -16,7 +16,7 @@ from .erase import erase_form
 from .erased import show_erased
 from .errors import RemoraError
 from .runtime import RunConfig
-from .typed import TyExprForm
+from .typed import TyExprForm, show_form
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPT = 0, 1, 2, 130
 
@@ -26,6 +26,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="{check,eval,repl}")
     check = sub.add_parser("check", help="parse and type-check a program; print the type of each form")
     _add_source_args(check)
+    check.add_argument("--explicit", action="store_true",
+                       help="print the program with every inferred t-app/i-app written out")
     ev = sub.add_parser("eval", help="check, then run a program; print the value of each expression")
     _add_source_args(ev)
     ev.add_argument("--engine", choices=["frames", "reference"], default="frames",
@@ -58,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"remora: cannot read {args.file}: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
             return EXIT_USAGE
         if args.command == "check":
-            return _check(text, name)
+            return _check(text, name, args.explicit)
         return _eval(text, name, args)
     except KeyboardInterrupt:
         print("remora: interrupted", file=sys.stderr)
@@ -82,11 +84,12 @@ def _quiet_stdout() -> None:
         pass
 
 
-def _check(text: str, name: str) -> int:
+def _check(text: str, name: str, explicit: bool = False) -> int:
     session = Session()
     try:
         for form in session.forms(text, name):
-            print(describe_form(session.check_form(form)), flush=True)
+            typed = session.check_form(form)
+            print(show_form(typed) if explicit else describe_form(typed), flush=True)
     except RemoraError as err:
         print(err.report(), file=sys.stderr)
         return EXIT_ERROR

@@ -1,14 +1,430 @@
-"""Automatic instantiation of Forall/Pi functions (contract §4)."""
+"""Automatic instantiation (contract §4): applying Forall/Pi functions without t-app/i-app.
+
+The quantified variables of the function (and of any polymorphic function passed
+as an argument) become unknowns.  Each argument of shape ``ι_a`` must be a frame
+followed by a cell matching its parameter; the frame is a prefix of ``ι_a``'s
+canonical components, so each argument has a handful of possible frames.  The
+search tries total frame length 0, then 1, 2, … and stops at the first length
+with a solution: the smallest argument frames, i.e. the function consumes as
+much of each argument as it can.  Two different solutions there are an
+ambiguity, reported with the ``i-app`` that would pick each.
+
+Where a function is expected and the given one has smaller cells by a common
+frame ``F``, it is wrapped in the λ that applies it over ``F`` (the
+rank-polymorphic application the paper already means).
+
+The outcome is recorded in the typed tree as ordinary (``implicit``) ``t-app``/
+``i-app`` nodes and wrapper λs, and the application is then checked by the
+ordinary T-APP rule — so inference can only ever produce what explicit
+instantiation would have meant.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+from . import typed as T
 from .errors import RemoraTypeError
-from .types import show_type
+from .indices import SCALAR, Dim, Shape, Var, dim_var, free_vars as index_free_vars, show_index, strip_prefix
+from .solve import (
+    IMeta,
+    Sol,
+    head,
+    settle_pending,
+    u_shapes,
+    u_types,
+    walk,
+    walk_index,
+    walk_shape,
+)
+from .types import AtomMeta, TArr, TForall, TFun, TPi, Type, prune, show_type, subst
+from .unify import restrict, unify
+
+NUMERIC = frozenset({"Int", "Float"})
 
 
-def instantiate_for_application(checker, e, fn, args, env):
-    """Instantiate the polymorphic function array ``fn`` for the arguments ``args``."""
-    raise RemoraTypeError(
-        f"this function is polymorphic, of type {show_type(fn.type)}: give its arguments with i-app/t-app",
-        fn.span,
-    )
+@dataclass
+class Level:
+    """One quantifier layer opened into unknowns: ``i`` (Pi, indices) or ``t`` (Forall, types)."""
+
+    kind: str
+    vars: tuple[Var, ...]
+    unknowns: tuple
+
+
+def open_quantifiers(t: Type) -> tuple[list[Level], Type]:
+    """Peel the Pi/Forall layers off an array-of-abstractions type, variables becoming unknowns."""
+    levels: list[Level] = []
+    t = prune(t)
+    while isinstance(t, TArr) and isinstance(prune(t.atom), (TPi, TForall)):
+        quant = prune(t.atom)
+        unknowns = tuple(_unknown(v) for v in quant.vars)  # type: ignore[union-attr]
+        levels.append(Level("i" if isinstance(quant, TPi) else "t", quant.vars, unknowns))  # type: ignore[union-attr]
+        body = prune(subst(quant.body, dict(zip(quant.vars, unknowns))))  # type: ignore[union-attr]
+        if not isinstance(body, TArr):
+            break
+        t = TArr(body.atom, t.shape + body.shape)
+    return levels, t
+
+
+def _unknown(v: Var):
+    if v.sort == "Dim":
+        return dim_var(IMeta(v.name, "Dim"))
+    if v.sort == "Shape":
+        return Shape((IMeta(v.name, "Shape"),))
+    if v.sort == "Array":
+        return TArr(AtomMeta(None, v.name, display=v.name), Shape((IMeta(v.name, "Shape"),)))
+    return AtomMeta(NUMERIC if v.sort == "Numeric" else None, v.name, display=v.name)
+
+
+def needs_inference(fn_type: Type, args: tuple[T.TyExpr, ...]) -> bool:
+    """Whether T-APP alone cannot type this application: something to instantiate or to lift."""
+    fn_type = prune(fn_type)
+    atom = prune(fn_type.atom) if isinstance(fn_type, TArr) else None
+    if isinstance(atom, (TPi, TForall)):
+        return True
+    if not isinstance(atom, TFun) or len(atom.params) != len(args):
+        return False
+    for param, arg in zip(atom.params, args):
+        p, a = prune(param), prune(arg.type)
+        if not (isinstance(p, TArr) and isinstance(a, TArr)):
+            continue
+        if isinstance(prune(a.atom), (TPi, TForall)):
+            return True
+        if isinstance(prune(p.atom), TFun) and isinstance(prune(a.atom), TFun):
+            if next(u_types(p.atom, a.atom, Sol()), None) is None:
+                return True
+    return False
+
+
+@dataclass
+class Found:
+    """One way to instantiate the application."""
+
+    sol: Sol
+    frames: list[Shape]
+    lifts: list[Optional[Shape]]
+
+
+class Application:
+    """The inference problem of one application ``(f a ...)``."""
+
+    def __init__(self, e, fn: T.TyExpr, args: tuple[T.TyExpr, ...], name: str):
+        self.e, self.fn, self.args, self.name = e, fn, args, name
+        self.levels, callee = open_quantifiers(fn.type)
+        self.callee = prune(callee)
+        fun = prune(self.callee.atom) if isinstance(self.callee, TArr) else None
+        if not isinstance(fun, TFun):
+            raise RemoraTypeError(
+                f"expected an array of functions in function position, but {name} has type {show_type(fn.type)}",
+                fn.span,
+            )
+        if len(fun.params) != len(args):
+            raise RemoraTypeError(
+                f"{name} takes {len(fun.params)} argument{'s' * (len(fun.params) != 1)}, but is given {len(args)}",
+                e.span,
+            )
+        self.fun = fun
+        self.arg_levels: list[list[Level]] = []
+        self.arg_types: list[Type] = []
+        for arg in args:
+            levels, t = open_quantifiers(arg.type) if _is_polymorphic(arg.type) else ([], prune(arg.type))
+            self.arg_levels.append(levels)
+            self.arg_types.append(t)
+
+    # --- search -------------------------------------------------------------------
+
+    def solve(self) -> Found:
+        budget = sum(_rank(t) for t in self.arg_types)
+        incomplete: list[tuple[Found, list[str]]] = []
+        for cost in range(budget + 1):
+            complete: dict[str, Found] = {}
+            for found in self._paths(0, Sol(), [], [], cost):
+                missing = self._unsolved(found.sol)
+                if missing:
+                    incomplete.append((found, missing))
+                    continue
+                complete.setdefault(self._key(found), found)
+            if len(complete) == 1:
+                return next(iter(complete.values()))
+            if len(complete) > 1:
+                raise self._ambiguous(list(complete.values()))
+        if incomplete:
+            names = ", ".join(dict.fromkeys(incomplete[0][1]))
+            raise RemoraTypeError(
+                f"cannot infer {names} for {self.name}: the arguments do not determine "
+                f"{'it' if ',' not in names else 'them'}; write the instantiation with i-app/t-app",
+                self.fn.span,
+            )
+        raise self._no_fit()
+
+    def _paths(self, i: int, sol: Sol, frames: list, lifts: list, budget: int) -> Iterator[Found]:
+        if i == len(self.args):
+            if budget:
+                return
+            for s in settle_pending(sol):
+                walked = [walk_shape(f, s) for f in frames]
+                if _prefix_ordered([walk_shape(self.callee.shape, s)] + walked):
+                    yield Found(s, walked, [None if f is None else walk_shape(f, s) for f in lifts])
+            return
+        for s, frame, lift in self.match_arg(i, sol, budget):
+            yield from self._paths(i + 1, s, frames + [frame], lifts + [lift], budget - len(frame.items))
+
+    def match_arg(self, i: int, sol: Sol, max_frame: int) -> Iterator[tuple[Sol, Shape, Optional[Shape]]]:
+        """Each (solution, frame, lifting frame) fitting argument ``i`` to its parameter."""
+        param = head(self.fun.params[i], sol)
+        arg = head(self.arg_types[i], sol)
+        if not (isinstance(param, TArr) and isinstance(arg, TArr)):
+            for s in u_types(param, arg, sol):
+                yield s, SCALAR, None
+            return
+        items = walk_shape(arg.shape, sol).items
+        for k in range(min(max_frame, len(items)) + 1):
+            cell = Shape(items[k:])
+            for s1 in u_shapes(param.shape, cell, sol):
+                for s2, lift in _u_function_atoms(param.atom, arg.atom, s1):
+                    yield s2, Shape(items[:k]), lift
+
+    def _all_levels(self) -> list[Level]:
+        return self.levels + [lv for lvs in self.arg_levels for lv in lvs]
+
+    def _own_atoms(self) -> set:
+        own = set()
+        for level in self._all_levels():
+            for u in level.unknowns:
+                own.add(u.atom if isinstance(u, TArr) else u)
+        return own
+
+    def _unsolved(self, sol: Sol) -> list[str]:
+        own = self._own_atoms()
+        return [v.name for level in self._all_levels() for v, u in zip(level.vars, level.unknowns) if _has_unknowns(u, sol, own)]
+
+    def _key(self, found: Found) -> str:
+        parts = [self.instantiation_text(found.sol)]
+        parts += [str(f) for f in found.lifts if f is not None]
+        parts += [str(f) for f in found.frames]
+        return " ".join(parts)
+
+    def instantiation_text(self, sol: Sol, subject: str | None = None) -> str:
+        text = subject or _short(self.name)
+        for level in self.levels:
+            values = " ".join(_show_value(u, sol) for u in level.unknowns)
+            text = f"({'i-app' if level.kind == 'i' else 't-app'} {text} {values})"
+        return text
+
+    # --- failures -------------------------------------------------------------------
+
+    def _ambiguous(self, options: list[Found]) -> RemoraTypeError:
+        a, b = options[0], options[1]
+        text_a, text_b = self.instantiation_text(a.sol), self.instantiation_text(b.sol)
+        if text_a == text_b:
+            text_a += f" with argument frames {' '.join(map(str, a.frames))}"
+            text_b += f" with argument frames {' '.join(map(str, b.frames))}"
+        return RemoraTypeError(
+            f"ambiguous application of {self.name}: both {text_a} and {text_b} fit with the smallest "
+            "argument frames; write the i-app that picks one",
+            self.e.span,
+        )
+
+    def _no_fit(self) -> RemoraTypeError:
+        fits = []
+        for i in range(len(self.args)):
+            options = list(self.match_arg(i, Sol(), 10**6))
+            if not options:
+                return RemoraTypeError(self._argument_misfit(i), self.args[i].span)
+            fits.append(options[0])
+        details = "; ".join(
+            f"argument {i + 1} (shape {_shape_text(self.arg_types[i])}) fits with frame {frame}"
+            + (f" when {self._bindings(s)}" if self._bindings(s) else "")
+            for i, (s, frame, _) in enumerate(fits)
+        )
+        return RemoraTypeError(
+            f"no instantiation of {self.name} fits all its arguments at once: {details}; "
+            "but these disagree, or their frames are not prefix-compatible",
+            self.e.span,
+        )
+
+    def _argument_misfit(self, i: int) -> str:
+        param, arg = self.fun.params[i], self.arg_types[i]
+        msg = f"argument {i + 1} of {self.name} has type {show_type(arg)}, but {self.name} takes {show_type(param)}"
+        p, a = prune(param), prune(arg)
+        if isinstance(p, TArr) and isinstance(a, TArr):
+            if next(u_types(p.atom, a.atom, Sol()), None) is None and not isinstance(prune(p.atom), TFun):
+                return msg + f": atoms of type {show_type(a.atom)} cannot be {show_type(p.atom)}" + _promotion(p, a)
+            return msg + f": no frame of {a.shape} leaves a cell of the form {p.shape}"
+        return msg
+
+    def _bindings(self, sol: Sol) -> str:
+        out = []
+        own = self._own_atoms()
+        for level in self.levels:
+            for v, u in zip(level.vars, level.unknowns):
+                if not _has_unknowns(u, sol, own):
+                    out.append(f"{v.name} = {_show_value(u, sol)}")
+        return ", ".join(out)
+
+    # --- elaboration ----------------------------------------------------------------------
+
+    def elaborate(self, found: Found) -> tuple[T.TyExpr, tuple[T.TyExpr, ...]]:
+        """Commit the solution and write it into the typed tree."""
+        _commit(found.sol)
+        fn = _instantiate(self.fn, self.levels, found.sol)
+        args = []
+        for arg, levels, lift in zip(self.args, self.arg_levels, found.lifts):
+            arg = _instantiate(arg, levels, found.sol)
+            if lift is not None and lift.items:
+                arg = lift_function(arg, lift)
+            args.append(arg)
+        return fn, tuple(args)
+
+
+def elaborate_application(checker, e, fn: T.TyExpr, args: tuple[T.TyExpr, ...], name: str):
+    """The instantiated function array and arguments for ``(fn args ...)``."""
+    problem = Application(e, fn, args, name)
+    return problem.elaborate(problem.solve())
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+
+
+def _u_function_atoms(param_atom: Type, arg_atom: Type, sol: Sol) -> Iterator[tuple[Sol, Optional[Shape]]]:
+    """Atom types equal — or, for functions, equal up to a common lifting frame ``F`` of all cells."""
+    p, a = head(param_atom, sol), head(arg_atom, sol)
+    if not (isinstance(p, TFun) and isinstance(a, TFun) and len(p.params) == len(a.params)):
+        for s in u_types(p, a, sol):
+            yield s, None
+        return
+    lift = Shape((IMeta("F", "Shape"),))
+    pairs = list(zip(p.params + (p.result,), a.params + (a.result,)))
+    yield from _lifted_pairs(pairs, lift, sol)
+
+
+def _lifted_pairs(pairs, lift: Shape, sol: Sol) -> Iterator[tuple[Sol, Shape]]:
+    if not pairs:
+        yield sol, lift
+        return
+    (want, have), rest = pairs[0], pairs[1:]
+    want, have = head(want, sol), head(have, sol)
+    if isinstance(want, TArr) and isinstance(have, TArr):
+        for s1 in u_types(want.atom, have.atom, sol):
+            for s2 in u_shapes(want.shape, lift + have.shape, s1):
+                yield from _lifted_pairs(rest, lift, s2)
+    else:
+        for s in u_types(want, have, sol):
+            yield from _lifted_pairs(rest, lift, s)
+
+
+def _commit(sol: Sol) -> None:
+    for meta, value in sol.atoms.items():
+        if not unify(meta, walk(value, sol)):
+            raise AssertionError("inference committed an inconsistent solution")
+    for meta, allowed in sol.allowed.items():
+        if isinstance(prune(meta), AtomMeta):
+            restrict(prune(meta), allowed)  # type: ignore[arg-type]
+
+
+def _instantiate(node: T.TyExpr, levels: list[Level], sol: Sol) -> T.TyExpr:
+    from .typecheck import index_application, type_application
+
+    for level in levels:
+        values = tuple(_resolved(u, sol) for u in level.unknowns)
+        if level.kind == "i":
+            node = index_application(node, values, node.span, implicit=True)  # type: ignore[arg-type]
+        else:
+            node = type_application(node, values, node.span, implicit=True)  # type: ignore[arg-type]
+    return node
+
+
+def _resolved(u, sol: Sol):
+    if isinstance(u, (Dim, Shape)):
+        return walk_index(u, sol)
+    value = walk(u, sol)
+    if isinstance(value, TArr):  # an Array-kinded unknown
+        return TArr(value.atom, walk_shape(value.shape, sol))
+    return value
+
+
+def lift_function(g: T.TyExpr, frame: Shape) -> T.TyExpr:
+    """The function array ``g`` applied over the extra frame ``frame``:
+    ``((λ ((%f (Arr G (Shp)))) (λ ((%x1 (Arr t (++ F c1))) …) (%f %x1 …))) g)``."""
+    gt = prune(g.type)
+    fun = prune(gt.atom)  # type: ignore[union-attr]
+    assert isinstance(gt, TArr) and isinstance(fun, TFun)
+    span = g.span
+    params = tuple((f"%x{i + 1}", TArr(prune(p).atom, frame + prune(p).shape)) for i, p in enumerate(fun.params))  # type: ignore[union-attr]
+    result = prune(fun.result)
+    lifted_result = TArr(result.atom, frame + result.shape)  # type: ignore[union-attr]
+    lifted = TFun(tuple(t for _, t in params), lifted_result)
+    inline = isinstance(g, T.TyRef) or (isinstance(g, T.TyArray) and not g.dims and isinstance(g.atoms[0], T.TyPrim))
+    callee: T.TyExpr = g if inline and not gt.shape.items else T.TyRef(TArr(fun, SCALAR), span, "%f")
+    call = T.TyApp(lifted_result, span, callee, tuple(T.TyRef(t, span, x) for x, t in params))
+    lam = T.TyArray(TArr(lifted, SCALAR), span, (), (T.TyLam(lifted, span, params, call),))
+    if callee is g:
+        return lam
+    outer_type = TFun((TArr(fun, SCALAR),), TArr(lifted, SCALAR))
+    outer = T.TyArray(TArr(outer_type, SCALAR), span, (), (T.TyLam(outer_type, span, (("%f", TArr(fun, SCALAR)),), lam),))
+    return T.TyApp(TArr(lifted, gt.shape), span, outer, (g,))
+
+
+def _is_polymorphic(t: Type) -> bool:
+    t = prune(t)
+    return isinstance(t, TArr) and isinstance(prune(t.atom), (TPi, TForall))
+
+
+def _rank(t: Type) -> int:
+    t = prune(t)
+    return len(t.shape.items) if isinstance(t, TArr) else 0
+
+
+def _prefix_ordered(frames: list[Shape]) -> bool:
+    if any(_has_meta_items(f) for f in frames):
+        return False
+    best = frames[0]
+    for f in frames[1:]:
+        if strip_prefix(f, best) is not None:
+            best = f
+        elif strip_prefix(best, f) is None:
+            return False
+    return True
+
+
+def _has_meta_items(s: Shape) -> bool:
+    return any(isinstance(v, IMeta) for v in index_free_vars(s))
+
+
+def _has_unknowns(u, sol: Sol, own: set) -> bool:
+    """Whether the application's unknown ``u`` is still undetermined (``own``: its unknown atom types).
+
+    An unknown atom type that ended up equal to an overloaded primitive's (``+`` in an
+    argument) counts as determined: that one is settled later, by defaulting if need be.
+    """
+    if isinstance(u, (Dim, Shape)):
+        return _has_meta_items(Shape((walk_index(u, sol),))) if isinstance(u, Dim) else _has_meta_items(walk_index(u, sol))
+    value = walk(u, sol)
+    if isinstance(value, TArr):
+        return head(value.atom, sol) in own or _has_meta_items(value.shape)
+    return value in own
+
+
+def _show_value(u, sol: Sol) -> str:
+    value = _resolved(u, sol)
+    return show_index(value) if isinstance(value, (Dim, Shape)) else show_type(value)
+
+
+def _shape_text(t: Type) -> str:
+    t = prune(t)
+    return str(t.shape) if isinstance(t, TArr) else show_type(t)
+
+
+def _short(name: str) -> str:
+    return name.strip("`") if name.startswith("`") else "f"
+
+
+def _promotion(p: TArr, a: TArr) -> str:
+    pair = {show_type(prune(p.atom)), show_type(prune(a.atom))}
+    if pair == {"Int", "Float"}:
+        return "; Remora never converts implicitly: use int->float (or floor/round/truncate)"
+    return ""
+

@@ -18,7 +18,7 @@ from .indices import Dim, Index, Shape, Var, dim_add, dim_var, show_index
 from .types import BASE_TYPES, TArr, TForall, TFun, TPi, TSigma, TVar, Type, kind_of, show_type
 
 INDEX_SORTS = ("Dim", "Shape")
-TYPE_KINDS = ("Atom", "Array")
+TYPE_KINDS = ("Atom", "Array", "Numeric")
 
 
 @dataclass(frozen=True)

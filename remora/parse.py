@@ -21,7 +21,7 @@ EXPR_KEYWORDS = {"array", "frame", "t-app", "i-app", "unbox", "box", "define", "
 TYPE_KEYWORDS = {"Arr", "->", "Forall", "Pi", "Sigma"}
 BASE_TYPE_NAMES = {"Int": "Int", "Float": "Float", "Bool": "Bool", "Num": "Int"}
 INDEX_KEYWORDS = {"Shp", "++"}
-KIND_NAMES = ("Atom", "Array")
+KIND_NAMES = ("Atom", "Array", "Numeric")
 SORT_NAMES = ("Dim", "Shape")
 RESERVED = EXPR_KEYWORDS | TYPE_KEYWORDS | set(BASE_TYPE_NAMES) | INDEX_KEYWORDS | set(KIND_NAMES) | set(SORT_NAMES)
 
@@ -363,8 +363,8 @@ def _parse_box(node: SList) -> S.Box:
     return S.Box(indices, parse_expr(node.items[-2]), parse_type(node.items[-1]), node.span)
 
 
-def parse_binders(node: SNode, allowed: tuple[str, str]) -> tuple[S.Binder, ...]:
-    what = "kind (Atom or Array)" if allowed == KIND_NAMES else "sort (Dim or Shape)"
+def parse_binders(node: SNode, allowed: tuple[str, ...]) -> tuple[S.Binder, ...]:
+    what = "kind (Atom, Array or Numeric)" if allowed == KIND_NAMES else "sort (Dim or Shape)"
     out = []
     for b in _plist(node, f"a binder list ((x {'k' if allowed == KIND_NAMES else 'γ'}) ...)"):
         items = _plist(b, f"a binder (x {what.split()[0]})")

@@ -188,3 +188,26 @@ def show_assignment(assignment: dict[Var, object]) -> str:
     """``n = 0, s = (Shp 1)``, variables in name order."""
     items = sorted(assignment.items(), key=lambda kv: (kv[0].name, kv[0].serial))
     return ", ".join(f"{v.name} = {show_value_of_index(val)}" for v, val in items)
+
+
+def natural_solutions(equations, variables: set[Var], limit: int) -> list[dict[Var, int]]:
+    """Up to ``limit`` different assignments of naturals to ``variables`` satisfying ``a = b`` for each equation."""
+    st = _get()
+    z3 = st.z3
+    found: list[dict[Var, int]] = []
+    st.solver.push()
+    try:
+        st.solver.add(*_domain(st, variables, None))
+        for a, b in equations:
+            st.solver.add(_dim(st, a) == _dim(st, b))
+        while len(found) < limit:
+            stats.queries += 1
+            if st.solver.check() != z3.sat:
+                break
+            model = st.solver.model()
+            assignment = {v: _model_value(st, model, v) for v in variables}
+            found.append(assignment)
+            st.solver.add(z3.Or(*[_const(st, v) != value for v, value in assignment.items()]))
+    finally:
+        st.solver.pop()
+    return found

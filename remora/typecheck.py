@@ -17,6 +17,7 @@ from typing import Optional
 from . import syntax as S
 from . import typed as T
 from .errors import RemoraTypeError, Span
+from .infer import elaborate_application, needs_inference
 from .frames import FramePart, cell_frame, counterexample_clause, principal_frame, shapes_differ_message
 from .indices import SCALAR, Index, Shape, Var, concrete_shape
 from .kinding import Scope, fresh_vars, kind_type, sort_index
@@ -171,13 +172,10 @@ class Checker:
         fn = self.synth(e.fn, env)
         args = tuple(self.synth(a, env) for a in e.args)
         fn_type = _array_type(fn.type, "the function position", fn.span)
-        atom = prune(fn_type.atom)
-        if isinstance(atom, (TForall, TPi)):
-            from .infer import instantiate_for_application
-
-            fn = instantiate_for_application(self, e, fn, args, env)
+        if needs_inference(fn_type, args):
+            fn, args = elaborate_application(self, e, fn, args, _describe_fn(e.fn))
             fn_type = _array_type(fn.type, "the function position", fn.span)
-            atom = prune(fn_type.atom)
+        atom = prune(fn_type.atom)
         if not isinstance(atom, TFun):
             raise RemoraTypeError(
                 f"expected an array of functions in function position, but it has type {show_type(fn.type)}", fn.span
@@ -222,30 +220,23 @@ class Checker:
 
     def t_tapp(self, e: S.TApp, env: Env) -> T.TyExpr:  # T-TAPP
         fn = self.synth(e.fn, env)
-        fn_type = _array_type(fn.type, "t-app's function position", fn.span)
-        univ = prune(fn_type.atom)
-        if not isinstance(univ, TForall):
-            raise RemoraTypeError(_not_abstraction("t-app", "type", "Forall", fn.type), fn.span)
+        univ = self._abstraction(fn, TForall, "t-app")
         _check_arity(len(e.types), univ.vars, "t-app", "type", e.span)
         types = []
         for node, var in zip(e.types, univ.vars):
             t = kind_type(node, env.scope)
-            if kind_of(t) != var.sort:
+            if not kind_fits(t, var.sort):
                 raise RemoraTypeError(
                     f"t-app: `{show_type(t)}` has kind {kind_of(t)}, but the Forall's variable "
                     f"`{var.name}` has kind {var.sort}",
                     node.span,
                 )
             types.append(t)
-        body = subst(univ.body, dict(zip(univ.vars, types)))
-        return T.TyTApp(_framed(body, fn_type.shape, "the result of this t-app", e.span), e.span, fn, tuple(types))
+        return type_application(fn, tuple(types), e.span)
 
     def t_iapp(self, e: S.IApp, env: Env) -> T.TyExpr:  # T-IAPP
         fn = self.synth(e.fn, env)
-        fn_type = _array_type(fn.type, "i-app's function position", fn.span)
-        pi = prune(fn_type.atom)
-        if not isinstance(pi, TPi):
-            raise RemoraTypeError(_not_abstraction("i-app", "index", "Pi", fn.type), fn.span)
+        pi = self._abstraction(fn, TPi, "i-app")
         _check_arity(len(e.indices), pi.vars, "i-app", "index", e.span)
         indices = []
         for node, var in zip(e.indices, pi.vars):
@@ -257,8 +248,15 @@ class Checker:
                     node.span,
                 )
             indices.append(ix)
-        body = subst(pi.body, dict(zip(pi.vars, indices)))
-        return T.TyIApp(_framed(body, fn_type.shape, "the result of this i-app", e.span), e.span, fn, tuple(indices))
+        return index_application(fn, tuple(indices), e.span)
+
+    def _abstraction(self, fn: T.TyExpr, cls: type, form: str):
+        fn_type = _array_type(fn.type, f"{form}'s function position", fn.span)
+        atom = prune(fn_type.atom)
+        if not isinstance(atom, cls):
+            what, quant = ("type", "Forall") if cls is TForall else ("index", "Pi")
+            raise RemoraTypeError(_not_abstraction(form, what, quant, fn.type), fn.span)
+        return atom
 
     def t_unbox(self, e: S.Unbox, env: Env) -> T.TyExpr:  # T-UNBOX
         boxed = self.synth(e.boxed, env)
@@ -350,6 +348,36 @@ class Checker:
         if not unify(body.type, expected):
             raise RemoraTypeError(_box_mismatch(body.type, expected, sigma, indices), a.body.span)
         return T.TyBox(sigma, a.span, tuple(indices), body)
+
+
+# ---------------------------------------------------------------------------
+# T-TAPP and T-IAPP once their arguments are known (also used by inference)
+
+
+def type_application(fn: T.TyExpr, types: tuple[Type, ...], span: Span, implicit: bool = False) -> T.TyTApp:
+    """``(t-app fn τ ...)``: substitute into the Forall body and frame it by fn's frame."""
+    fn_type = prune(fn.type)
+    univ = prune(fn_type.atom)  # type: ignore[union-attr]
+    body = subst(univ.body, dict(zip(univ.vars, types)))  # type: ignore[union-attr]
+    result = _framed(body, fn_type.shape, "the result of this t-app", span)  # type: ignore[union-attr]
+    return T.TyTApp(result, span, fn, types, implicit)
+
+
+def index_application(fn: T.TyExpr, indices: tuple[Index, ...], span: Span, implicit: bool = False) -> T.TyIApp:
+    """``(i-app fn ι ...)``: substitute into the Pi body and frame it by fn's frame."""
+    fn_type = prune(fn.type)
+    pi = prune(fn_type.atom)  # type: ignore[union-attr]
+    body = subst(pi.body, dict(zip(pi.vars, indices)))  # type: ignore[union-attr]
+    result = _framed(body, fn_type.shape, "the result of this i-app", span)  # type: ignore[union-attr]
+    return T.TyIApp(result, span, fn, indices, implicit)
+
+
+def kind_fits(t: Type, kind: str) -> bool:
+    """Whether a type of ``t``'s kind may instantiate a variable of kind ``kind`` (Numeric ⊂ Atom)."""
+    if kind == "Numeric":
+        t = prune(t)
+        return (isinstance(t, TBase) and t.name in ("Int", "Float")) or (isinstance(t, TVar) and t.var.sort == "Numeric")
+    return kind_of(t) == kind
 
 
 # ---------------------------------------------------------------------------

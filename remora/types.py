@@ -74,13 +74,14 @@ class AtomMeta(Type):
     ``origin`` names what introduced it (``+``), for messages.  Solved in place.
     """
 
-    __slots__ = ("id", "allowed", "solution", "origin")
+    __slots__ = ("id", "allowed", "solution", "origin", "display")
 
-    def __init__(self, allowed: frozenset[str] | None, origin: str):
+    def __init__(self, allowed: frozenset[str] | None, origin: str, display: str | None = None):
         self.id = next(_meta_ids)
         self.allowed = allowed
         self.solution: Type | None = None
         self.origin = origin
+        self.display = display
 
     def __eq__(self, other: object) -> bool:
         return self is other
@@ -126,7 +127,7 @@ def kind_of(t: Type) -> str:
     if isinstance(t, TArr):
         return "Array"
     if isinstance(t, TVar):
-        return t.var.sort
+        return "Array" if t.var.sort == "Array" else "Atom"  # a Numeric variable is an Atom type
     return "Atom"
 
 
@@ -291,6 +292,8 @@ def show_type(t: Type) -> str:
 
 
 def _show_meta(m: AtomMeta) -> str:
+    if m.display:
+        return m.display
     if m.allowed and len(m.allowed) > 1:
         return "?" + "|".join(sorted(m.allowed))
     return "?"

@@ -102,7 +102,7 @@ def _solve(meta: AtomMeta, t: Type, ren: dict[Var, Var]) -> bool:
         _set(t, None, allowed)
         _set(meta, t, meta.allowed)
         return True
-    if meta.allowed is not None and not (isinstance(t, TBase) and t.name in meta.allowed):
+    if meta.allowed is not None and not fits_allowed(t, meta.allowed):
         return False
     if meta in metas(t):
         return False
@@ -111,6 +111,18 @@ def _solve(meta: AtomMeta, t: Type, ren: dict[Var, Var]) -> bool:
         return False
     _set(meta, t, meta.allowed)
     return True
+
+
+def fits_allowed(t: Type, allowed: frozenset[str]) -> bool:
+    """Whether ``t`` is one of the atom types an overloaded unknown may be."""
+    if isinstance(t, TBase):
+        return t.name in allowed
+    return isinstance(t, TVar) and t.var.sort == "Numeric" and {"Int", "Float"} <= allowed
+
+
+def restrict(meta: AtomMeta, allowed) -> None:
+    """Narrow what an unknown atom type may be (undone by :func:`rollback`)."""
+    _set(meta, meta.solution, allowed)
 
 
 def default_metas(ms: list[AtomMeta]) -> None:

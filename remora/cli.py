@@ -39,6 +39,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_source_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-prelude", dest="prelude", action="store_false", help="do not load the prelude")
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("file", nargs="?", help="program file (.rem)")
     group.add_argument("-e", dest="expr", metavar="EXPR", help="a program given on the command line")
@@ -60,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"remora: cannot read {args.file}: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
             return EXIT_USAGE
         if args.command == "check":
-            return _check(text, name, args.explicit)
+            return _check(text, name, args.explicit, args.prelude)
         return _eval(text, name, args)
     except KeyboardInterrupt:
         print("remora: interrupted", file=sys.stderr)
@@ -84,8 +85,8 @@ def _quiet_stdout() -> None:
         pass
 
 
-def _check(text: str, name: str, explicit: bool = False) -> int:
-    session = Session()
+def _check(text: str, name: str, explicit: bool = False, prelude: bool = True) -> int:
+    session = Session(prelude=prelude)
     try:
         for form in session.forms(text, name):
             typed = session.check_form(form)
@@ -99,7 +100,7 @@ def _check(text: str, name: str, explicit: bool = False) -> int:
 def _eval(text: str, name: str, args: argparse.Namespace) -> int:
     engine = "reference" if args.trace else args.engine
     run = RunConfig(stdin=sys.stdin, trace=sys.stderr if args.trace else None)
-    session = Session(engine=engine, run=run)
+    session = Session(engine=engine, run=run, prelude=args.prelude)
     try:
         typed = session.check_text(text, name)
         if args.erased:

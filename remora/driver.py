@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from pathlib import Path
 from typing import Iterator
 
 import numpy as np
@@ -48,10 +49,15 @@ class Session:
     (the paper's rules one step at a time).
     """
 
-    def __init__(self, engine: str = "frames", run: RunConfig | None = None) -> None:
+    def __init__(self, engine: str = "frames", run: RunConfig | None = None, prelude: bool = True) -> None:
         self.checker = Checker()
         self.run = run or RunConfig()
         self.engine = make_engine(engine, self.run)
+        if prelude:
+            types, forms = load_prelude()
+            self.checker.globals.update(types)
+            for form in forms:
+                self.engine.eval_form(form)
 
     def forms(self, text: str, name: str) -> list[S.TopForm]:
         """Read and parse every top-level form (syntax errors surface before any checking)."""
@@ -75,6 +81,35 @@ class Session:
         typed = self.check_text(text, name)
         for form in typed:
             yield form, self.evaluate(form)
+
+
+PRELUDE_DIRS = (
+    Path(__file__).resolve().parent.parent / "prelude",  # a source checkout or editable install
+    Path(sys.prefix) / "share" / "remora" / "prelude",  # installed as data files
+)
+_prelude_cache: tuple[dict, list] | None = None
+
+
+def prelude_files() -> list[Path]:
+    for directory in PRELUDE_DIRS:
+        if directory.is_dir():
+            return sorted(directory.glob("*.rem"))
+    raise FileNotFoundError("the Remora prelude is missing (looked in: " + ", ".join(map(str, PRELUDE_DIRS)) + ")")
+
+
+def load_prelude() -> tuple[dict, list]:
+    """The prelude's definitions — their types and erased forms — checked once per process."""
+    global _prelude_cache
+    if _prelude_cache is None:
+        checker = Checker()
+        forms = []
+        for path in prelude_files():
+            text = path.read_text(encoding="utf-8")
+            with deep_recursion():
+                for node in read(text, str(path)):
+                    forms.append(erase_form(checker.check_form(parse_top(node))))
+        _prelude_cache = (dict(checker.globals), forms)
+    return _prelude_cache
 
 
 def make_engine(name: str, run: RunConfig):

@@ -168,7 +168,7 @@ class Frames:
         parts = [fn] + args
         widest = max(range(len(parts)), key=lambda i: frames[i])
         total = parts[widest].arr.shape[parts[widest].k : parts[widest].k + frames[widest]]
-        m = max(p.k for p in parts)
+        m = len(batch) if _effectful(fn) else max(p.k for p in parts)
         fns = lift(fn, m, batch, frames[0], total, ())
         lifted = [lift(a, m, batch, f, total, c) for a, f, c in zip(args, frames[1:], cells)]
         tf = tuple(batch[:m]) + total
@@ -189,7 +189,7 @@ class Frames:
         ctx.engine = self
         fn = ctx.uniform_function(fns)
         if fn is not None:
-            return self.apply_one(fn, args, tf, cells, result_cell, span)
+            return self.apply_one(fn, args, tf, cells, result_cell, span, dtype)
         # A frame of different functions: each applied to the cells it owns.
         groups: dict[int, tuple[object, list[int]]] = {}
         for pos, f in enumerate(fns.reshape(-1)):
@@ -200,17 +200,17 @@ class Frames:
             sub_args = [a.reshape((n,) + c)[sel] for a, c in zip(args, cells)]
             if getattr(f, "level", 0):
                 f = restrict_closure(f, tf, sel)
-            part = self.apply_one(f, sub_args, (len(sel),), cells, result_cell, span)
+            part = self.apply_one(f, sub_args, (len(sel),), cells, result_cell, span, dtype)
             if out is None:
                 out = np.empty((n,) + result_cell, dtype=part.dtype)
             out[sel] = part
         return out.reshape(tf + result_cell)
 
-    def apply_one(self, fn, args, tf, cells, result_cell, span) -> np.ndarray:
+    def apply_one(self, fn, args, tf, cells, result_cell, span, dtype=None) -> np.ndarray:
         """One function over the whole frame ``tf``: one primitive call, or one evaluation of a λ body."""
         expected = tf + result_cell
         if isinstance(fn, PrimFn):
-            ctx = FrameContext(tf, cells, result_cell, fn.indices, span, self.run)
+            ctx = FrameContext(tf, cells, result_cell, fn.indices, span, self.run, dtype)
             ctx.engine = self
             out = np.asarray(fn.prim.impl(ctx, *args))
         elif isinstance(fn, Closure) and not isinstance(fn, IClosure):
@@ -251,7 +251,7 @@ class Frames:
                 out[idx] = PrimFn(f.prim, f.indices + values)
             else:
                 f = detach_closure(f, idx) if f.level else f
-                out[idx] = self.instantiate(f, values, ()).arr
+                out[idx + (Ellipsis,)] = self.instantiate(f, values, ()).arr
         return Val(out, fn.k)
 
     def instantiate(self, f: IClosure, values: tuple, batch: tuple) -> Val:
@@ -305,6 +305,11 @@ class Frames:
         if key not in self._free:
             self._free[key] = frozenset(free_terms(e.body) - {e.value_name})
         return self._free[key]
+
+
+def _effectful(fn: Val) -> bool:
+    """Whether ``fn`` is an effectful primitive, which must run once per cell of the batch."""
+    return fn.arr.size == 1 and getattr(getattr(fn.arr.flat[0], "prim", None), "effectful", False)
 
 
 # ---------------------------------------------------------------------------

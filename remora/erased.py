@@ -151,6 +151,7 @@ EForm = Union[EDefine, EExprForm]
 
 
 def show_rep(rep: Rep) -> str:
+    """An atom representation as its Remora type name (``*`` for boxes and functions)."""
     return rep.name if isinstance(rep, Var) else {"int64": "Int", "float64": "Float", "bool": "Bool"}.get(
         str(rep), "*"
     )

@@ -41,6 +41,15 @@ def _show(dims) -> str:
     return "(Shp" + "".join(f" {d}" for d in dims) + ")"
 
 
+def _show_arg(value) -> str:
+    """An i-app argument as Remora text: a Dim, a Shape, or an atom type's representation."""
+    if isinstance(value, np.dtype):
+        return E.show_rep(value)
+    if isinstance(value, tuple):
+        return _show(value)
+    return str(value)
+
+
 class ReferenceContext(PrimContext):
     """δ's view of the reference engine: a primitive that applies functions asks for them here."""
 
@@ -130,21 +139,21 @@ class Reference:
             fns = _replicate(fns, fns.shape, principal, ())
             args = [_replicate(a, f, principal, c) for a, f, c in zip(args, frames[1:], cells)]
         if not principal:
-            return self.reduce_scalar(fns[()], args, cells, result, span)
+            return self.reduce_scalar(fns[()], args, cells, result, span, dtype)
         cell_result = result[len(principal):]
         n = math.prod(principal)
         self.step("map", f"frame {_show(principal)}: {n} applications on cells " + " ".join(_show(c) for c in cells))
         out = []
         for idx in np.ndindex(*principal):
-            out.append(self.reduce_scalar(fns[idx], [a[idx + (Ellipsis,)] for a in args], cells, cell_result, span))
+            out.append(self.reduce_scalar(fns[idx], [a[idx + (Ellipsis,)] for a in args], cells, cell_result, span, dtype))
         return self.collapse(out, result, dtype)
 
-    def reduce_scalar(self, fn, args, cells, result, span) -> np.ndarray:
+    def reduce_scalar(self, fn, args, cells, result, span, dtype=None) -> np.ndarray:
         """β or δ: a single function applied to exactly its cells."""
         if isinstance(fn, PrimFn):
             self.step("δ", f"{fn.prim.name} on " + " ".join(_show(np.shape(a)) for a in args))
             check_size(math.prod(result), 8, fn.prim.name, span, self.run)
-            ctx = ReferenceContext((), cells, result, fn.indices, span, self.run)
+            ctx = ReferenceContext((), cells, result, fn.indices, span, self.run, dtype)
             ctx.engine = self
             out = np.asarray(fn.prim.impl(ctx, *[np.asarray(a) for a in args]))
             return out
@@ -166,12 +175,12 @@ class Reference:
         for idx in np.ndindex(*fns.shape):
             fn = fns[idx]
             if isinstance(fn, PrimFn):
-                self.step("iβ", f"{fn.prim.name} at " + " ".join(map(str, values)))
+                self.step("iβ", f"{fn.prim.name} at " + " ".join(map(_show_arg, values)))
                 cell = np.empty((), dtype=object)
                 cell[()] = PrimFn(fn.prim, fn.indices + values)
                 out.append(cell)
             else:
-                self.step("iβ", f"Iλ ({' '.join(v.name for v in fn.lam.vars)}) at " + " ".join(map(str, values)))
+                self.step("iβ", f"Iλ ({' '.join(v.name for v in fn.lam.vars)}) at " + " ".join(map(_show_arg, values)))
                 inner = dict(fn.ienv)
                 inner.update(zip(fn.lam.vars, values))
                 out.append(self.ev(fn.lam.body, fn.env, inner))

@@ -99,15 +99,17 @@ class PrimContext:
     Subclassed by each engine for :meth:`apply` and :meth:`uniform_function`.
     """
 
-    __slots__ = ("frame", "cells", "result_cell", "indices", "span", "run")
+    __slots__ = ("frame", "cells", "result_cell", "indices", "span", "run", "result_dtype")
 
-    def __init__(self, frame, cells, result_cell, indices, span: Span | None, run: RunConfig):
+    def __init__(self, frame, cells, result_cell, indices, span: Span | None, run: RunConfig, result_dtype=None):
         self.frame = tuple(frame)
         self.cells = cells
         self.result_cell = result_cell
         self.indices = indices
         self.span = span
         self.run = run
+        #: the dtype the application's static type gives its result (object when unknown)
+        self.result_dtype = result_dtype if result_dtype is not None else np.dtype(object)
 
     @property
     def stdin(self) -> IO[str]:

@@ -138,6 +138,14 @@ def _transpose(ctx, xs):
 # --- folds --------------------------------------------------------------------------
 
 
+def assoc_reduce(ufunc, xs: np.ndarray, axis: int) -> np.ndarray:
+    """``ufunc`` folded over ``axis`` in one call.  Floats are reduced along a contiguous last
+    axis, so each cell's result is the same whatever frame surrounds it (both engines agree)."""
+    if xs.dtype.kind == "f":
+        return ufunc.reduce(np.ascontiguousarray(np.moveaxis(xs, axis, -1)), axis=-1)
+    return ufunc.reduce(xs, axis=axis)
+
+
 def _ufunc_of(ctx, f):
     """The NumPy ufunc equal to ``f`` when every function in the frame is one associative primitive."""
     fn = ctx.uniform_function(f)
@@ -153,6 +161,14 @@ def _ufunc_of(ctx, f):
 def _fold(ctx, f, z, xs):
     r = _axis(ctx)
     item_cell, acc_cell = ctx.cells[2][1:], ctx.cells[1]
+    ufunc = _ufunc_of(ctx, f)
+    if ufunc is not None and tuple(acc_cell) == tuple(item_cell) and xs.shape[r]:
+        # Every primitive with a ufunc is commutative, so the right fold is a left fold of the
+        # reversed items from z: exact for Int and Bool; sequential (accumulate) for Float.
+        if xs.dtype.kind != "f":
+            return ufunc(assoc_reduce(ufunc, xs, r), z)
+        steps = np.concatenate([np.expand_dims(z, r), np.flip(xs, axis=r)], axis=r)
+        return _item(ufunc.accumulate(steps, axis=r), r, -1)
     acc = z
     for i in reversed(range(xs.shape[r])):
         acc = ctx.apply(f, [_item(xs, r, i), acc], (item_cell, acc_cell), acc_cell)
@@ -168,7 +184,7 @@ def _reduce(ctx, f, xs):
     r = _axis(ctx)
     ufunc = _ufunc_of(ctx, f)
     if ufunc is not None:
-        return ufunc.reduce(xs, axis=r)
+        return assoc_reduce(ufunc, xs, r)
     cell = ctx.cells[1][1:]
     acc = _item(xs, r, 0)
     for i in range(1, xs.shape[r]):
@@ -302,7 +318,7 @@ _INT_TOKEN = re.compile(r"[-+]?[0-9]+\Z")
 
 
 @primitive(
-    "read-nums", "(-> () (Arr (Sigma ((k Dim)) (Arr Int (Shp k))) (Shp)))",
+    "read-nums", "(-> () (Arr (Sigma ((k Dim)) (Arr Int (Shp k))) (Shp)))", effectful=True,
     doc="(read-nums) reads whitespace-separated integers from standard input to its end, as a boxed vector.",
 )
 def _read_nums(ctx):
@@ -310,7 +326,7 @@ def _read_nums(ctx):
         words = ctx.stdin.read().split()
         values = []
         for w in words:
-            if not _INT_TOKEN.match(w) or abs(int(w)) > INT64_MAX:
+            if not _INT_TOKEN.match(w) or not -INT64_MAX - 1 <= int(w) <= INT64_MAX:
                 ctx.error(f"read-nums: `{w[:40]}` in the input is not an integer")
             values.append(int(w))
         return BoxValue((len(values),), np.array(values, dtype=np.int64))

@@ -40,6 +40,8 @@ class Primitive:
     ufunc: Optional[object] = None
     #: Whether the implementation needs the instantiated index arguments.
     wants_indices: bool = False
+    #: Whether it has an effect (reads input): it then runs once per cell of any frame it is in.
+    effectful: bool = False
     _type: Optional[Type] = field(default=None, repr=False)
     _overload_var: Optional[Var] = field(default=None, repr=False)
 

@@ -104,6 +104,10 @@ scalar("ceiling", ["Float"], "Int", _to_int(np.ceil, "ceiling"), "Smallest Int n
 scalar("round", ["Float"], "Int", _to_int(np.rint, "round"), "Nearest Int, halves to even.")
 scalar("truncate", ["Float"], "Int", _to_int(np.trunc, "truncate"), "Int part, rounding toward zero.")
 scalar("int->float", ["Int"], "Float", lambda ctx, a: a.astype(np.float64), "The Int as a Float.")
+scalar(
+    "from-int", ["Int"], "x", lambda ctx, a: a.astype(ctx.result_dtype),
+    "The Int as the numeric type its context asks for: (fold + (from-int 0) xs) sums Ints or Floats.", NUM,
+)
 scalar("bool->int", ["Bool"], "Int", lambda ctx, a: a.astype(np.int64), "#t is 1, #f is 0.")
 
 # --- comparison and logic -----------------------------------------------------

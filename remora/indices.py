@@ -203,15 +203,16 @@ def subst_index(ix: Index, m: Mapping[Var, Index]) -> Index:
 # ---------------------------------------------------------------------------
 # Printing (contract §3: sums sorted by name, constant last; Shp runs merged)
 
-def show_dim(d: Dim) -> str:
-    names = [v.name for v, c in d.terms for _ in range(c)]
-    if not names:
+def show_dim(d: Dim, names: Mapping[Var, str] | None = None) -> str:
+    shown = sorted((names or {}).get(v, v.name) for v, c in d.terms for _ in range(c))
+    names_ = shown
+    if not names_:
         return str(d.const)
-    parts = names + ([str(d.const)] if d.const else [])
+    parts = names_ + ([str(d.const)] if d.const else [])
     return parts[0] if len(parts) == 1 else "(+ " + " ".join(parts) + ")"
 
 
-def show_shape(s: Shape) -> str:
+def show_shape(s: Shape, names: Mapping[Var, str] | None = None) -> str:
     groups: list[str] = []
     run: list[str] = []
     for item in s.items:
@@ -219,16 +220,16 @@ def show_shape(s: Shape) -> str:
             if run:
                 groups.append("(Shp " + " ".join(run) + ")")
                 run = []
-            groups.append(item.name)
+            groups.append((names or {}).get(item, item.name))
         else:
-            run.append(show_dim(item))
+            run.append(show_dim(item, names))
     if run or not groups:
         groups.append("(Shp" + "".join(" " + r for r in run) + ")")
     return groups[0] if len(groups) == 1 else "(++ " + " ".join(groups) + ")"
 
 
-def show_index(ix: Index) -> str:
-    return show_dim(ix) if isinstance(ix, Dim) else show_shape(ix)
+def show_index(ix: Index, names: Mapping[Var, str] | None = None) -> str:
+    return show_dim(ix, names) if isinstance(ix, Dim) else show_shape(ix, names)
 
 
 # ---------------------------------------------------------------------------

@@ -90,7 +90,7 @@ def needs_inference(fn_type: Type, args: tuple[T.TyExpr, ...]) -> bool:
         p, a = prune(param), prune(arg.type)
         if not (isinstance(p, TArr) and isinstance(a, TArr)):
             continue
-        if isinstance(prune(a.atom), (TPi, TForall)):
+        if isinstance(prune(a.atom), (TPi, TForall)) and not isinstance(prune(p.atom), (TPi, TForall)):
             return True
         if isinstance(prune(p.atom), TFun) and isinstance(prune(a.atom), TFun):
             if next(u_types(p.atom, a.atom, Sol()), None) is None:
@@ -128,8 +128,10 @@ class Application:
         self.fun = fun
         self.arg_levels: list[list[Level]] = []
         self.arg_types: list[Type] = []
-        for arg in args:
-            levels, t = open_quantifiers(arg.type) if _is_polymorphic(arg.type) else ([], prune(arg.type))
+        for arg, param in zip(args, fun.params):
+            wants_polymorphic = isinstance(prune(param), TArr) and isinstance(prune(prune(param).atom), (TPi, TForall))
+            opened = _is_polymorphic(arg.type) and not wants_polymorphic
+            levels, t = open_quantifiers(arg.type) if opened else ([], prune(arg.type))
             self.arg_levels.append(levels)
             self.arg_types.append(t)
 

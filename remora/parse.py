@@ -86,7 +86,7 @@ def _dims(node: SNode, form: str) -> tuple[int, ...]:
     out = []
     for item in items:
         if not (isinstance(item, SAtom) and type(item.value) is int and item.value >= 0):
-            raise _err(f"a dimension of an {form} must be a natural number, got `{show(item)}`", item)
+            raise _err(f"a dimension of {'an' if form[0] in 'aeiou' else 'a'} {form} must be a natural number, got `{show(item)}`", item)
         out.append(item.value)
     return tuple(out)
 

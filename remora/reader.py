@@ -79,7 +79,10 @@ def classify_atom(text: str) -> Union[int, float, bool, str]:
             raise ValueError(f"integer literal {text} does not fit in a 64-bit Int")
         return value
     if _FLOAT.match(text):
-        return float(text)
+        value = float(text)
+        if value in (float("inf"), float("-inf")):
+            raise ValueError(f"float literal {text} is too large for a 64-bit Float")
+        return value
     if _NUMERIC_START.match(text):
         raise ValueError(f"malformed number `{text}`")
     bad = sorted(set(text) & _BAD_SYMBOL_CHARS)

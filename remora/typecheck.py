@@ -40,8 +40,10 @@ from .types import (
     kind_of,
     metas,
     prune,
+    describe_allowed,
     show_type,
     subst,
+    zonk,
 )
 from .unify import default_metas, unify
 
@@ -280,7 +282,15 @@ class Checker:
 
         contents = subst(sigma.body, {sv: var_replacement(nv) for sv, nv in zip(sigma.vars, vars_)})
         inner = env.with_vars(vars_).with_terms([(e.value_name, contents)])
+        outer_unknowns = list(self.pending)
         body = self.synth(e.body, inner)
+        for m in outer_unknowns:  # an unknown from outside must not learn about the box's indices
+            if free_vars(zonk(m)) & set(vars_):
+                raise RemoraTypeError(
+                    f"inside this unbox, {m.origin} from outside would get the type {show_type(zonk(m))}, which "
+                    "mentions the box's indices, known only inside the unbox",
+                    e.body.span,
+                )
         leaked = free_vars(body.type) & set(vars_)
         if leaked:
             names = ", ".join(sorted(v.name for v in leaked))
@@ -470,11 +480,14 @@ def _describe_fn(fn: S.Expr) -> str:
 
 
 def _atom_mismatch(i, arg, arg_atom, param_atom, name, e, args, fun) -> str:
+    overloaded = isinstance(param_atom, AtomMeta)  # before pruning: was it an overloaded unknown?
     arg_atom, param_atom = prune(arg_atom), prune(param_atom)
+    if isinstance(param_atom, AtomMeta):
+        return f"argument {i} of {name} has atom type {show_type(arg_atom)}, but {name} works on {describe_allowed(param_atom)}"
     msg = f"argument {i} of {name} has atom type {show_type(arg_atom)}, but {name} expects {show_type(param_atom)} here"
     pair = {show_type(arg_atom), show_type(param_atom)}
     if pair == {"Int", "Float"}:
-        source = _setter(i, args, fun, param_atom)
+        source = _setter(i, args, fun, param_atom) if overloaded else None
         if source:
             msg += f" (fixed by argument {source})"
         msg += "; Remora never converts implicitly: " + _promotion_hint(e, args, i, source, arg_atom)
@@ -485,19 +498,20 @@ def _setter(i: int, args, fun: TFun, atom: Type) -> int | None:
     """Which earlier argument settled an overloaded atom type (for the message)."""
     for j in range(1, i):
         p = prune(fun.params[j - 1])
-        if isinstance(p, TArr) and prune(p.atom) is atom and isinstance(prune(args[j - 1].type), TArr):
+        if isinstance(p, TArr) and isinstance(p.atom, AtomMeta) and prune(p.atom) is atom:
             return j
     return None
 
 
 def _promotion_hint(e: S.App, args, i: int, source: int | None, arg_atom: Type) -> str:
-    int_arg = e.args[source - 1] if (source and isinstance(arg_atom, TBase) and arg_atom.name == "Float") else e.args[i - 1]
+    float_given = isinstance(arg_atom, TBase) and arg_atom.name == "Float"
+    if float_given and not source:  # a Float where only an Int will do
+        return "use floor, ceiling, round or truncate to make an Int"
+    int_arg = e.args[source - 1] if (source and float_given) else e.args[i - 1]
     literal = _int_literal(int_arg)
     if literal is not None:
         return f"use int->float, or write {literal}.0"
-    if isinstance(arg_atom, TBase) and arg_atom.name == "Float":
-        return "use int->float on the Int side (or floor/round/truncate on the Float side)"
-    return "use int->float, or write a Float literal such as 2.0"
+    return "use int->float on the Int side (or floor/round/truncate on the Float side)"
 
 
 def _int_literal(e: S.Expr) -> int | None:

@@ -272,31 +272,48 @@ def _rename_shape(s: Shape, ren: dict[Var, Var]) -> Shape:
 # ---------------------------------------------------------------------------
 # Printing in the paper's syntax
 
-def show_type(t: Type) -> str:
+def show_type(t: Type, names: dict[Var, str] | None = None) -> str:
+    """``t`` in the paper's syntax; a bound variable is renamed (``k.1``) where its source name
+    would capture a different, free variable of the same name."""
+    names = names if names is not None else {}
     t = prune(t)
     if isinstance(t, TBase):
         return t.name
     if isinstance(t, TVar):
-        return t.var.name
+        return names.get(t.var, t.var.name)
     if isinstance(t, AtomMeta):
         return _show_meta(t)
     if isinstance(t, TArr):
-        return f"(Arr {show_type(t.atom)} {show_shape(t.shape)})"
+        return f"(Arr {show_type(t.atom, names)} {show_shape(t.shape, names)})"
     if isinstance(t, TFun):
-        return "(-> (" + " ".join(show_type(p) for p in t.params) + f") {show_type(t.result)})"
+        return "(-> (" + " ".join(show_type(p, names) for p in t.params) + f") {show_type(t.result, names)})"
     if isinstance(t, (TForall, TPi, TSigma)):
         head = {TForall: "Forall", TPi: "Pi", TSigma: "Sigma"}[type(t)]
-        binders = " ".join(f"({v.name} {v.sort})" for v in t.vars)
-        return f"({head} ({binders}) {show_type(t.body)})"
+        inner = dict(names)
+        taken = {names.get(v, v.name) for v in free_vars(t.body) - set(t.vars)}
+        for v in t.vars:
+            shown, k = v.name, 0
+            while shown in taken:
+                k += 1
+                shown = f"{v.name}.{k}"
+            inner[v] = shown
+            taken.add(shown)
+        binders = " ".join(f"({inner[v]} {v.sort})" for v in t.vars)
+        return f"({head} ({binders}) {show_type(t.body, inner)})"
     return repr(t)
 
 
 def _show_meta(m: AtomMeta) -> str:
-    if m.display:
-        return m.display
-    if m.allowed and len(m.allowed) > 1:
-        return "?" + "|".join(sorted(m.allowed))
-    return "?"
+    """An atom type not yet known: its variable's name, or ``x`` as the primitive tables write it."""
+    return m.display or "x"
+
+
+def describe_allowed(m: AtomMeta) -> str:
+    """What an unknown atom type may still be, in words: ``Int or Float``."""
+    if m.allowed is None:
+        return "any atom type"
+    order = ["Int", "Float", "Bool"]
+    return " or ".join(sorted(m.allowed, key=lambda n: order.index(n) if n in order else len(order)))
 
 
 def show_index_or_type(r: Replacement) -> str:

@@ -1,0 +1,374 @@
+"""The command line (contract §3): `python -m remora check FILE` and `check -e EXPR`.
+
+Starting the interpreter costs most of a second, so a few cases run as their own
+``python -m remora`` process (all started at once by a module fixture) and the others
+share one helper process that executes ``python -m remora`` through ``runpy`` once
+per case, with its own argv, working directory, stdout and stderr, catching
+SystemExit for the exit code and reporting any escaping exception as a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+ERROR_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.+)$")
+
+PROGRAM = """\
+; a small program
+(define mtx (array (3 2) 0 1 2 3 4 5))
+((t-app (i-app head 2 (Shp 2)) Num) mtx)
+(define (add1 (x [Int])) (+ x 1))
+(add1 mtx)
+(+ 1.0 2.5)
+"""
+
+EXPECTED = [
+    "mtx : (Arr Int (Shp 3 2))",
+    "(Arr Int (Shp 2))",
+    "add1 : (Arr (-> ((Arr Int (Shp))) (Arr Int (Shp))) (Shp))",
+    "(Arr Int (Shp 3 2))",
+    "(Arr Float (Shp))",
+]
+
+COUNTEREXAMPLE = "(Iλ ((n Dim)) (λ ((x (Arr Int (Shp n 3)))) ((λ ((y (Arr Int (Shp 3 n)))) y) x)))"
+
+# name: (argv after `-m remora`, {file: text or bytes}); paths are relative to the case's own directory.
+CASES: dict[str, tuple[list[str], dict[str, str | bytes]]] = {
+    "program": (["check", "prog.rem"], {"prog.rem": PROGRAM}),
+    "expr": (["check", "-e", "(+ [[1 2 3] [4 5 6]] [10 20])"], {}),
+    "expr_forms": (["check", "-e", "(define x 1.5) (+ x x)"], {}),
+    "empty": (["check", "empty.rem"], {"empty.rem": "; nothing here\n"}),
+    "type_error": (["check", "bad.rem"], {"bad.rem": "(define x [1 2 3])\n\n  (+ x [1 2])\n"}),
+    "nested_path": (["check", os.path.join("dir", "p.rem")], {os.path.join("dir", "p.rem"): "(1 2)\n"}),
+    "expr_error": (["check", "-e", "(+ 1 2.5)"], {}),
+    "syntax_error": (["check", "syn.rem"], {"syn.rem": "(define x 1)\n(λ (y) y)\n"}),
+    "reader_error": (["check", "read.rem"], {"read.rem": '(define x 1)\n(f "str")\n'}),
+    "counterexample": (["check", "-e", COUNTEREXAMPLE], {}),
+    "missing": (["check", "does-not-exist.rem"], {}),
+    "usage": (["check"], {}),
+    "directory": (["check", "."], {}),
+    "undecodable": (["check", "bin.rem"], {"bin.rem": b"\xff\xfe\x00("}),
+    "bad_expr": (["check", "-e", "(define f (λ ((x Int)) x))"], {}),
+    "partial": (["check", "partial.rem"], {"partial.rem": "(define x [1 2 3])\n(+ x 1.5)\n"}),
+}
+
+
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+    cwd: Path
+
+
+# Cases run as their own `python -m remora` process; the others share one interpreter (RUNNER).
+OWN_PROCESS = {"program", "type_error", "missing", "usage"}
+
+RUNNER = textwrap.dedent(
+    """
+    import contextlib, io, json, os, runpy, sys, traceback
+    out = []
+    for case in json.load(sys.stdin):
+        os.chdir(case["cwd"])
+        stdout, stderr = io.StringIO(), io.StringIO()
+        code = 0
+        sys.argv = ["remora", *case["argv"]]
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                runpy.run_module("remora", run_name="__main__", alter_sys=True)
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+        out.append({"code": code, "stdout": stdout.getvalue(), "stderr": stderr.getvalue()})
+    json.dump(out, sys.__stdout__)
+    """
+)
+
+
+def _write_files(cwd: Path, files: dict[str, str | bytes]) -> None:
+    for rel, text in files.items():
+        path = cwd / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+
+
+def _popen(argv: list[str], cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.PIPE,
+        text=True,
+        env=ENV,
+        cwd=cwd,
+    )
+
+
+def run_in_one_process(cases: list[tuple[list[str], Path]]) -> list[dict]:
+    """Run ``python -m remora ARGV`` (via runpy) for every case inside a single helper process."""
+    proc = _popen(["-c", RUNNER], Path.cwd())
+    payload = json.dumps([{"argv": argv, "cwd": str(cwd)} for argv, cwd in cases])
+    stdout, stderr = proc.communicate(payload, timeout=120)
+    assert proc.returncode == 0, stderr
+    return json.loads(stdout)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> dict[str, Result]:
+    base = tmp_path_factory.mktemp("cli")
+    own, shared = {}, []
+    for name, (argv, files) in CASES.items():
+        cwd = base / name
+        cwd.mkdir()
+        _write_files(cwd, files)
+        if name in OWN_PROCESS:
+            own[name] = (cwd, _popen(["-m", "remora", *argv], cwd))
+        else:
+            shared.append((name, argv, cwd))
+    batch = _popen(["-c", RUNNER], base)
+    batch_out, batch_err = batch.communicate(
+        json.dumps([{"argv": argv, "cwd": str(cwd)} for _, argv, cwd in shared]), timeout=120
+    )
+    assert batch.returncode == 0, batch_err
+    out = {}
+    for (name, _, cwd), r in zip(shared, json.loads(batch_out)):
+        out[name] = Result(r["code"], r["stdout"], r["stderr"], cwd)
+    for name, (cwd, proc) in own.items():
+        stdout, stderr = proc.communicate("", timeout=120)
+        out[name] = Result(proc.returncode, stdout, stderr, cwd)
+    return out
+
+
+def parse_error(stderr: str):
+    lines = stderr.rstrip("\n").split("\n")
+    m = ERROR_LINE.match(lines[0])
+    assert m, f"first stderr line is not FILE:LINE:COL: error: ...: {lines[0]!r}"
+    return m, lines
+
+
+def assert_caret(lines: list[str], source_line: str, col: int) -> None:
+    """Line 2 of the report is the source line, line 3 a caret under column ``col``."""
+    assert len(lines) >= 3, lines
+    shown, caret = lines[1], lines[2]
+    assert shown.endswith(source_line.rstrip())
+    indent = len(shown) - len(source_line.rstrip())
+    assert set(caret.strip()) == {"^"}
+    assert caret.index("^") == indent + col - 1
+
+
+# ---------------------------------------------------------------------------
+# Success
+
+
+def test_check_file_prints_one_line_per_form(results):
+    r = results["program"]
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == EXPECTED
+    assert r.stderr == ""
+
+
+def test_check_expression(results):
+    r = results["expr"]
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "(Arr Int (Shp 2 3))\n"
+    assert r.stderr == ""
+
+
+def test_check_expression_with_several_forms(results):
+    r = results["expr_forms"]
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["x : (Arr Float (Shp))", "(Arr Float (Shp))"]
+
+
+def test_check_empty_program(results):
+    r = results["empty"]
+    assert r.returncode == 0
+    assert r.stdout == "" and r.stderr == ""
+
+
+# ---------------------------------------------------------------------------
+# Located errors: FILE:LINE:COL: error: MESSAGE, source line, caret; exit 1
+
+
+def test_type_error_in_file(results):
+    r = results["type_error"]
+    assert r.returncode == 1
+    m, lines = parse_error(r.stderr)
+    assert m["file"] == "bad.rem"
+    assert (int(m["line"]), int(m["col"])) == (3, 8)
+    assert "(Shp 3)" in m["msg"] and "(Shp 2)" in m["msg"]
+    assert_caret(lines, "  (+ x [1 2])", 8)
+    assert lines[2].count("^") == len("[1 2]")
+    assert "Traceback" not in r.stderr
+
+
+def test_error_in_file_uses_the_path_as_given(results):
+    r = results["nested_path"]
+    assert r.returncode == 1
+    m, lines = parse_error(r.stderr)
+    assert m["file"] == os.path.join("dir", "p.rem")
+    assert (int(m["line"]), int(m["col"])) == (1, 2)
+    assert_caret(lines, "(1 2)", 2)
+
+
+def test_error_in_expression(results):
+    r = results["expr_error"]
+    assert r.returncode == 1
+    m, lines = parse_error(r.stderr)
+    assert m["file"] == "<expr>"
+    assert (int(m["line"]), int(m["col"])) == (1, 6)
+    assert "int->float" in m["msg"]
+    assert_caret(lines, "(+ 1 2.5)", 6)
+    assert r.stdout == ""
+
+
+def test_syntax_error_in_file(results):
+    r = results["syntax_error"]
+    assert r.returncode == 1
+    m, lines = parse_error(r.stderr)
+    assert m["file"] == "syn.rem"
+    assert (int(m["line"]), int(m["col"])) == (2, 5)
+    assert_caret(lines, "(λ (y) y)", 5)
+
+
+def test_reader_error_in_file(results):
+    r = results["reader_error"]
+    assert r.returncode == 1
+    m, lines = parse_error(r.stderr)
+    assert (int(m["line"]), int(m["col"])) == (2, 4)
+    assert_caret(lines, '(f "str")', 4)
+
+
+def test_counterexample_in_cli_report(results):
+    r = results["counterexample"]
+    assert r.returncode == 1
+    m, _ = parse_error(r.stderr)
+    assert "when n = " in m["msg"]
+
+
+def test_error_after_good_forms(results):
+    r = results["partial"]
+    assert r.returncode == 1
+    m, _ = parse_error(r.stderr)
+    assert (int(m["line"]), int(m["col"])) == (2, 6)
+    assert "Traceback" not in r.stderr
+
+
+# ---------------------------------------------------------------------------
+# Usage and I/O errors: exit 2
+
+
+def test_missing_file_exits_2(results):
+    r = results["missing"]
+    assert r.returncode == 2
+    assert "does-not-exist.rem" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert r.stdout == ""
+
+
+def test_usage_error_exits_2(results):
+    r = results["usage"]
+    assert r.returncode == 2
+    assert "usage" in r.stderr.lower()
+    assert "Traceback" not in r.stderr
+
+
+def test_directory_instead_of_file_exits_2(results):
+    r = results["directory"]
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+
+
+def test_undecodable_file_exits_2(results):
+    r = results["undecodable"]
+    assert r.returncode == 2
+    assert "bin.rem" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+# ---------------------------------------------------------------------------
+# No traceback, ever
+
+
+def test_bad_expression_is_located_in_expr(results):
+    r = results["bad_expr"]
+    assert r.returncode == 1
+    m, lines = parse_error(r.stderr)
+    assert m["file"] == "<expr>"
+    assert (int(m["line"]), int(m["col"])) == (1, 18)
+    assert "Traceback" not in r.stderr
+
+BAD_INPUTS = [
+    "(",
+    ")",
+    "(a]",
+    '"string"',
+    "#x",
+    "1.2.3",
+    "a\\b",
+    "#;(x)",
+    "'x",
+    "(" * 300 + ")" * 300,
+    "[" * 5000,
+    "99999999999999999999",
+    "(array)",
+    "(array (0 3) 1 2)",
+    "(array (2) Int)",
+    "(λ (x) x)",
+    "(Iλ ((n Atom)) f)",
+    "(f (define x 1))",
+    "[]",
+    "()",
+    "(+ 1 2.5)",
+    "(+ [1 2 3] [4 5])",
+    "[1 2.5]",
+    "(unbox (n x (iota/v 5)) x)",
+    "(1 2)",
+    "(λ ((x Int)) x)",
+    "(i-app iota/s 3)",
+    "(t-app head Int)",
+    "(iota [[2 3] [4 5]] [1 2])",
+    "(Tλ ((T Array)) (λ ((f (Arr (-> (T) T) (Shp 2))) (x T)) (f x)))",
+    COUNTEREXAMPLE,
+    "(Iλ ((s Shape) (t Shape)) (λ ((x (Arr Int s)) (y (Arr Int t))) (+ x y)))",
+    "(box 2 [1 2 3] (Sigma ((n Dim)) (Arr Int (Shp n))))",
+    "(array (0) (Arr Int (Shp)))",
+    "Int",
+    "(λ ((x (Arr Int (Shp " + "(+ " * 200 + "s" + ")" * 200 + ")))) x)",
+    "(f\x00)",
+    "(define (f (x [Int])) (g x))",
+    "(λ ((x " + "(Arr (-> (" * 120 + "[Int]) [Int]) (Shp)) " * 120 + ")) x)",
+    "(unbox (n m x (iota/v 5)) x)",
+]
+
+def test_no_traceback_for_bad_inputs(tmp_path):
+    """Every bad program is a located error with exit 1, never a Python traceback."""
+    paths = []
+    for i, text in enumerate(BAD_INPUTS):
+        path = tmp_path / f"bad{i}.rem"
+        path.write_text(text, encoding="utf-8")
+        paths.append(str(path))
+    results = run_in_one_process([(["check", p], tmp_path) for p in paths])
+    assert len(results) == len(BAD_INPUTS)
+    failures = []
+    for text, path, r in zip(BAD_INPUTS, paths, results):
+        m = ERROR_LINE.match(r["stderr"].split("\n", 1)[0])
+        if "Traceback" in r["stderr"] or r["code"] != 1 or not m or m["file"] != path:
+            failures.append((text[:60], r["code"], r["stderr"][-400:]))
+    assert not failures, failures

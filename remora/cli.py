@@ -35,6 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--trace", action="store_true",
                     help="print every reduction step to standard error (uses the reference engine)")
     ev.add_argument("--erased", action="store_true", help="print the erased program instead of running it")
+    repl = sub.add_parser("repl", help="an interactive session")
+    repl.add_argument("--no-prelude", dest="prelude", action="store_false", help="do not load the prelude")
     return p
 
 
@@ -55,6 +57,10 @@ def _source(args: argparse.Namespace) -> tuple[str, str]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        if args.command == "repl":
+            from .repl import main as repl_main
+
+            return repl_main(args.prelude)
         try:
             text, name = _source(args)
         except (OSError, UnicodeDecodeError) as exc:

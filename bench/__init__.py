@@ -1,0 +1,1 @@
+"""Benchmarks for remora: run ``python -m bench --help``."""

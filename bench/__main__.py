@@ -1,0 +1,27 @@
+"""``python -m bench [check|engines|api|workloads] [...]`` — see each module's docstring."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    mode = args[0] if args and not args[0].startswith("-") else "workloads"
+    rest = args[1:] if args and not args[0].startswith("-") else args
+    if mode == "check":
+        from .checker import main as run
+    elif mode == "engines":
+        from .engines import main as run
+    elif mode == "api":
+        from .api_overhead import main as run
+    elif mode == "workloads":
+        from .workloads import main as run
+    else:
+        print(__doc__)
+        return 2
+    return run(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

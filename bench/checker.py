@@ -1,0 +1,75 @@
+"""Type-checking speed: a generated program of many definitions, and the shipped examples.
+
+``python -m bench check`` reports the time to check (parse + typecheck, no evaluation)
+and how often z3 was consulted — canonical forms should settle every equality of a
+well-typed program, so z3 is not even imported.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TEMPLATES = [
+    "(define v{i} (array (3) {i} {j} {k}))",
+    "(define f{i} (λ ((x [Int 3]) (y [Int])) (+ x (* y v{p}))))",
+    "(define g{i} (f{q} [[1 2 3] [4 5 6]] [7 8]))",
+    "(define h{i} (Iλ ((n Dim)) (λ ((x (Arr Float (Shp n)))) (sqrt (sum (* x x))))))",
+    "(define r{i} (reduce + (append [{i} {j}] [[1 2] [3 4]])))",
+    "(define b{i} (unbox (len xs (iota/v {k})) (reduce + (append [0] xs))))",
+    "(define s{i} ((t-app (i-app scan 3 (Shp) (Shp)) Int Int) + 0 [{i} {j} {k}]))",
+    "(define m{i} (matmul [[1.0 2.0] [3.0 4.0]] [[{i}.0] [{j}.0]]))",
+    "(define k{i} (h{u} [[1.0 2.0] [3.0 {k}.0]]))",
+    "(define e{i} (rotate (reverse (iota/w [[1 2] [3 4]])) {j}))",
+]
+
+
+def generated_program(count: int) -> str:
+    """``count`` definitions cycling through the templates (each refers to earlier ones)."""
+    lines = []
+    for i in range(count):
+        template = TEMPLATES[i % len(TEMPLATES)]
+        base = i - i % len(TEMPLATES)
+        lines.append(
+            template.format(i=i, j=i + 1, k=i % 7 + 1, p=base, q=base + 1, u=base + 3)
+        )
+    return "\n".join(lines) + "\n"
+
+
+def time_check(text: str, name: str, prelude: bool = True) -> float:
+    from remora.driver import Session
+
+    session = Session(prelude=prelude)
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        session.check_text(text, name)
+        return time.perf_counter() - start
+    finally:
+        gc.enable()
+
+
+def main(argv: list[str]) -> int:
+    from remora import solver
+    from remora.driver import load_prelude
+
+    count = int(argv[0]) if argv else 1000
+    start = time.perf_counter()
+    load_prelude()
+    prelude_time = time.perf_counter() - start
+    program = generated_program(count)
+    best = min(time_check(program, "<generated>") for _ in range(3))
+    print(f"prelude (checked once per process): {prelude_time * 1000:.0f} ms")
+    print(f"generated program, {count} definitions: {best:.3f} s to check "
+          f"({best / count * 1e6:.0f} µs per definition)")
+    examples = sorted((ROOT / "examples").glob("*.rem"))
+    total = 0.0
+    for path in examples:
+        total += min(time_check(path.read_text(), str(path)) for _ in range(3))
+    print(f"all {len(examples)} examples: {total:.3f} s to check")
+    print(f"z3 imported: {'z3' in sys.modules}; z3 queries: {solver.stats.queries}")
+    return 0

@@ -1,0 +1,95 @@
+"""Timing helpers shared by the benchmarks (method of ../shared/notes.md §6).
+
+A Remora program is checked and erased once (:func:`prepare`); timing covers
+evaluation only.  Each measurement is the minimum over several runs with the
+garbage collector off, and the Remora and NumPy versions are timed side by
+side in the same process.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import time
+import tracemalloc
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+
+@dataclass
+class Prepared:
+    """A checked, erased program ready to run on either engine with its inputs bound."""
+
+    forms: list
+    inputs: dict[str, np.ndarray]
+    check_seconds: float
+
+    def engine(self, name: str = "frames"):
+        """A fresh engine with the prelude and the inputs loaded (not part of any timing)."""
+        from remora.driver import load_prelude, make_engine
+        from remora.runtime import RunConfig
+
+        eng = make_engine(name, RunConfig(stdin=io.StringIO("")))
+        for form in load_prelude()[1]:
+            eng.eval_form(form)
+        eng.globals.update(self.inputs)
+        return eng
+
+    def runner(self, name: str = "frames") -> Callable[[], np.ndarray]:
+        """A function evaluating the program's forms (what the benchmarks time)."""
+        eng = self.engine(name)
+
+        def run() -> np.ndarray:
+            value = None
+            for form in self.forms:
+                value = eng.eval_form(form)
+            return value
+
+        return run
+
+    def run(self, name: str = "frames") -> np.ndarray:
+        return self.runner(name)()
+
+
+def prepare(source: str, **inputs: Any) -> Prepared:
+    from remora.api import as_remora_array, type_of_array
+    from remora.driver import Session
+    from remora.erase import erase_form
+
+    arrays = {k: as_remora_array(k, v) for k, v in inputs.items()}
+    start = time.perf_counter()
+    session = Session()
+    for name, a in arrays.items():
+        session.checker.globals[name] = type_of_array(a)
+    forms = [erase_form(f) for f in session.check_text(source, "<bench>")]
+    return Prepared(forms, arrays, time.perf_counter() - start)
+
+
+def best_time(fn: Callable[[], Any], repeat: int = 5, budget: float = 30.0) -> float:
+    """Minimum wall time of ``fn()`` over ``repeat`` runs (fewer if a run exceeds the budget)."""
+    times = []
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+            if sum(times) > budget:
+                break
+    finally:
+        gc.enable()
+    return min(times)
+
+
+def peak_memory(fn: Callable[[], Any]) -> int:
+    """Peak bytes allocated (Python and NumPy, via tracemalloc) while running ``fn()`` once."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()

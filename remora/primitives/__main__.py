@@ -1,0 +1,31 @@
+"""``python -m remora.primitives`` prints the primitive table of ``spec/primitives.md``."""
+
+from . import PRIMITIVES
+
+
+def table() -> str:
+    """Every primitive with its type and meaning, as Markdown (the spec's table is this text)."""
+    lines = [
+        "# Primitives",
+        "",
+        "Generated from the primitive table in `remora/primitives/` by `python -m remora.primitives`",
+        "(a test checks that this file is current). Types are printed as the checker prints them;",
+        "in an overloaded scalar primitive, `x` is the atom type an occurrence takes from its",
+        "context (see *Overloading* in `statics.md`).",
+        "",
+        "| name | type | meaning |",
+        "|---|---|---|",
+    ]
+    for name, prim in PRIMITIVES.items():
+        note = prim.doc
+        if prim.overload == "any":
+            note += " (x: any atom type)"
+        elif prim.overload:
+            order = ["Int", "Float", "Bool"]
+            note += " (x: " + " or ".join(sorted(prim.overload, key=order.index)) + ")"
+        lines.append(f"| `{name}` | `{prim.type_text()}` | {note} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(table(), end="")

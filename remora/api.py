@@ -202,7 +202,9 @@ def register(name: str, signature: str, fn: Callable[..., Any], variables: str =
     def impl(ctx, *args):
         return fn(*args)
 
-    prim = Primitive(name, signature, _parse_sorts(variables), doc or f"Registered from Python: {fn!r}.", impl)
+    prim = Primitive(
+        name, signature, _parse_sorts(variables), doc or f"Registered from Python: {fn!r}.", impl, builtin=False
+    )
     try:
         prim.type  # kind-check the signature now, not at first use
     except RemoraError:

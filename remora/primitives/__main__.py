@@ -17,6 +17,8 @@ def table() -> str:
         "|---|---|---|",
     ]
     for name, prim in PRIMITIVES.items():
+        if not prim.builtin:
+            continue
         note = prim.doc
         if prim.overload == "any":
             note += " (x: any atom type)"

@@ -42,6 +42,8 @@ class Primitive:
     wants_indices: bool = False
     #: Whether it has an effect (reads input): it then runs once per cell of any frame it is in.
     effectful: bool = False
+    #: False for primitives registered from Python at run time (remora.register).
+    builtin: bool = True
     _type: Optional[Type] = field(default=None, repr=False)
     _overload_var: Optional[Var] = field(default=None, repr=False)
 

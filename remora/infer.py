@@ -148,10 +148,13 @@ class Application:
                     incomplete.append((found, missing))
                     continue
                 complete.setdefault(self._key(found), found)
-            if len(complete) == 1:
-                return next(iter(complete.values()))
-            if len(complete) > 1:
-                raise self._ambiguous(list(complete.values()))
+            if complete:
+                # Function arguments too consume as much as they can: the smallest lifting frames.
+                least = min(_lift_cost(f) for f in complete.values())
+                best = [f for f in complete.values() if _lift_cost(f) == least]
+                if len(best) > 1:
+                    raise self._ambiguous(best)
+                return best[0]
         if incomplete:
             names = ", ".join(dict.fromkeys(incomplete[0][1]))
             raise RemoraTypeError(
@@ -209,10 +212,10 @@ class Application:
         return " ".join(parts)
 
     def instantiation_text(self, sol: Sol, subject: str | None = None) -> str:
-        text = subject or _short(self.name)
-        for level in self.levels:
-            values = " ".join(_show_value(u, sol) for u in level.unknowns)
-            text = f"({'i-app' if level.kind == 'i' else 't-app'} {text} {values})"
+        text = _apply_levels(subject or _short(self.name), self.levels, sol)
+        for i, levels in enumerate(self.arg_levels):
+            if levels:
+                text += f" with argument {i + 1} as " + _apply_levels(f"<argument {i + 1}>", levels, sol)
         return text
 
     # --- failures -------------------------------------------------------------------
@@ -249,12 +252,16 @@ class Application:
 
     def _argument_misfit(self, i: int) -> str:
         param, arg = self.fun.params[i], self.arg_types[i]
-        msg = f"argument {i + 1} of {self.name} has type {show_type(arg)}, but {self.name} takes {show_type(param)}"
+        names = _distinct_names(param, arg)
+        msg = (
+            f"argument {i + 1} of {self.name} has type {show_type(arg)}, but {self.name} takes "
+            f"{show_type(param, names)}"
+        )
         p, a = prune(param), prune(arg)
         if isinstance(p, TArr) and isinstance(a, TArr):
             if next(u_types(p.atom, a.atom, Sol()), None) is None and not isinstance(prune(p.atom), TFun):
                 return msg + f": atoms of type {show_type(a.atom)} cannot be {show_type(p.atom)}" + _promotion(p, a)
-            return msg + f": no frame of {a.shape} leaves a cell of the form {p.shape}"
+            return msg + f": no frame of {a.shape} leaves a cell of the form {show_index(p.shape, names)}"
         return msg
 
     def _bindings(self, sol: Sol) -> str:
@@ -289,6 +296,22 @@ def elaborate_application(checker, e, fn: T.TyExpr, args: tuple[T.TyExpr, ...], 
 
 # ---------------------------------------------------------------------------
 # Helpers
+
+
+def _distinct_names(param: Type, arg: Type) -> dict:
+    """Display names for the function's unknowns that differ from the argument's own variables
+    (the prelude's ``n`` is not the user's ``n``)."""
+    from .types import free_vars
+
+    taken = {v.name for v in free_vars(arg) if not isinstance(v, IMeta)}
+    names = {}
+    for v in free_vars(param):
+        if isinstance(v, IMeta) and v.name in taken:
+            k = 1
+            while f"{v.name}.{k}" in taken:
+                k += 1
+            names[v] = f"{v.name}.{k}"
+    return names
 
 
 def _u_function_atoms(param_atom: Type, arg_atom: Type, sol: Sol) -> Iterator[tuple[Sol, Optional[Shape]]]:
@@ -375,6 +398,10 @@ def _is_polymorphic(t: Type) -> bool:
     return isinstance(t, TArr) and isinstance(prune(t.atom), (TPi, TForall))
 
 
+def _lift_cost(found: Found) -> int:
+    return sum(len(f.items) for f in found.lifts if f is not None)
+
+
 def _rank(t: Type) -> int:
     t = prune(t)
     return len(t.shape.items) if isinstance(t, TArr) else 0
@@ -408,6 +435,13 @@ def _has_unknowns(u, sol: Sol, own: set) -> bool:
     if isinstance(value, TArr):
         return head(value.atom, sol) in own or _has_meta_items(value.shape)
     return value in own
+
+
+def _apply_levels(text: str, levels: list[Level], sol: Sol) -> str:
+    for level in levels:
+        values = " ".join(_show_value(u, sol) for u in level.unknowns)
+        text = f"({'i-app' if level.kind == 'i' else 't-app'} {text} {values})"
+    return text
 
 
 def _show_value(u, sol: Sol) -> str:

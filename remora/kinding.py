@@ -71,7 +71,13 @@ def _sort(node: S.SIndex, scope: Scope) -> Index:
         v = scope.lookup(node.name)
         if v is None:
             names = [n for n, var in scope.names if var.sort in INDEX_SORTS]
-            raise _unbound("index variable", node.name, node.span, names)
+            err = _unbound("index variable", node.name, node.span, names)
+            if "did you mean" not in err.message:
+                err.message += (
+                    f"; index variables are bound by Iλ, Pi, Sigma or unbox, e.g. "
+                    f"(Iλ (({node.name} Dim)) (λ ((x [Float {node.name}])) …))"
+                )
+            raise err
         if v.sort not in INDEX_SORTS:
             raise RemoraTypeError(f"`{node.name}` is a type variable (kind {v.sort}), not an index", node.span)
         return dim_var(v) if v.sort == "Dim" else Shape((v,))

@@ -485,6 +485,9 @@ def _atom_mismatch(i, arg, arg_atom, param_atom, name, e, args, fun) -> str:
     if isinstance(param_atom, AtomMeta):
         return f"argument {i} of {name} has atom type {show_type(arg_atom)}, but {name} works on {describe_allowed(param_atom)}"
     msg = f"argument {i} of {name} has atom type {show_type(arg_atom)}, but {name} expects {show_type(param_atom)} here"
+    if isinstance(param_atom, TVar) and param_atom.var.sort == "Numeric" and _int_literal(e.args[i - 1]) is not None:
+        literal = _int_literal(e.args[i - 1])
+        return msg + f"; write (from-int {literal}) for the number {literal} at type {show_type(param_atom)}"
     pair = {show_type(arg_atom), show_type(param_atom)}
     if pair == {"Int", "Float"}:
         source = _setter(i, args, fun, param_atom) if overloaded else None

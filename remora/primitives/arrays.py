@@ -24,7 +24,8 @@ def _axis(ctx) -> int:
 
 
 def _item(xs: np.ndarray, r: int, i) -> np.ndarray:
-    return xs[(slice(None),) * r + (i,)]
+    """Item(s) ``i`` along the items axis ``r`` — always an array, even a 0-d one of boxes."""
+    return xs[(slice(None),) * r + (i, Ellipsis)]
 
 
 def per_cell(ctx, make) -> np.ndarray:

@@ -118,14 +118,11 @@ def test_command_line_prints_the_out_file(name):
     assert proc.stdout == (EXAMPLES / f"{name}.out").read_text(encoding="utf-8")
 
 
-# Found while writing the examples (triangular.rem works around the first one).
+# Found while writing the examples (regressions).
 
 BOXES = "(define rows (iota/v [1 2 3]))\n"   # a vector of 3 boxes
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: fold/scan/reduce over items that are boxes crash both engines with "
-    "`internal error: AttributeError: 'BoxValue' object has no attribute 'shape'`"))
 @pytest.mark.parametrize("program, expected", [
     ("(fold (λ ((b [(Sigma ((k Dim)) [Int k])]) (acc [Int])) (unbox (k xs b) (+ acc (sum xs)))) 0 rows)", "4"),
     ("(fold (λ ((b [(Sigma ((k Dim)) [Int k])]) (acc [Int])) acc) 0 rows)", "0"),
@@ -136,13 +133,6 @@ def test_fold_over_boxes(program, expected):
     assert eval_values(BOXES + program) == [expected]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: a polymorphic function passed where a monomorphic function is expected is reported "
-    "ambiguous when it fits both directly and lifted over a frame (`(iterate reverse 1 m)` on a "
-    "2x2 m); the message names two identical-looking candidates and asks for an i-app on the "
-    "callee, which does not pick between them.  Smallest frames should choose the direct one (the "
-    "wrapper's frame F is then empty), or at the least the message should show the two "
-    "instantiations of `reverse` that differ"))
 @pytest.mark.parametrize("program, expected", [
     ("(iterate reverse 1 [[1 2] [3 4]])", "[[3 4] [1 2]]"),
     ("(define (f (g [(-> ([Int 2 2]) [Int 2 2])])) (g [[1 2] [3 4]]))\n(f reverse)", "[[3 4] [1 2]]"),

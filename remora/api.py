@@ -196,11 +196,24 @@ def register(name: str, signature: str, fn: Callable[..., Any], variables: str =
     the argument cells, and must return the result cells behind the same leading axes — as a NumPy ufunc,
     or a function reducing over ``axis=-1``, does.
     """
+    from .driver import load_prelude
+
     if name in PRIMITIVES:
         raise RemoraTypeError(f"a primitive named `{name}` already exists")
+    if name in load_prelude()[0]:
+        raise RemoraTypeError(f"`{name}` is defined by the prelude; choose another name")
 
     def impl(ctx, *args):
-        return fn(*args)
+        try:
+            out = np.asarray(fn(*args))
+        except Exception as exc:  # the user's function failed: a located run-time error
+            ctx.error(f"registered primitive `{name}` raised {type(exc).__name__}: {exc}")
+        expected = tuple(ctx.frame) + tuple(ctx.result_cell)
+        if out.shape != expected:
+            ctx.error(f"registered primitive `{name}` returned an array of shape {out.shape}; its type says {expected}")
+        if ctx.result_dtype != object and out.dtype != ctx.result_dtype:
+            ctx.error(f"registered primitive `{name}` returned {out.dtype} atoms; its type says {ctx.result_dtype}")
+        return out
 
     prim = Primitive(
         name, signature, _parse_sorts(variables), doc or f"Registered from Python: {fn!r}.", impl, builtin=False

@@ -19,7 +19,8 @@ from typing import IO, Callable
 from . import syntax as S
 from .driver import Session, describe_form, show_result
 from .erase import erase_form
-from .errors import RemoraError, RemoraSyntaxError, Source
+from . import typed as T
+from .errors import RemoraError, RemoraSyntaxError, Source, Span
 from .reader import _scan
 from .reference import Reference
 from .runtime import RunConfig
@@ -136,29 +137,37 @@ class Repl:
             print("<repl>: error: input nested too deeply", file=self.err)
 
     def run_form(self, form: S.TopForm) -> None:
-        typed = self.session.check_form(form)
-        name = typed.name if isinstance(typed, TyDefine) else None
-        previous = self.session.checker.globals.get(name) if name else None
+        snapshot = dict(self.session.checker.globals)
         try:
-            value = self.session.evaluate(typed)
+            typed = self.session.check_form(form)
+            self.run_checked(typed)
         except BaseException:
-            if name is not None:  # keep the checker and the engine in step
-                if previous is None:
-                    self.session.checker.globals.pop(name, None)
-                else:
-                    self.session.checker.globals[name] = previous
+            self._restore(snapshot)
             raise
+
+    def run_checked(self, typed) -> None:
+        value = self.session.evaluate(typed)
         if isinstance(typed, TyExprForm):
             print(show_result(typed, value), file=self.out, flush=True)
         else:
             self.definitions.append(erase_form(typed))
 
+    def _restore(self, snapshot: dict) -> None:
+        """Forget definitions that were checked but never ran: the checker and engine stay in step."""
+        self.session.checker.globals.clear()
+        self.session.checker.globals.update(snapshot)
+
     def _expression(self, arg: str):
         """The typed expression of a command's argument (checked, not evaluated)."""
         forms = self.session.forms(arg, "<repl>")
         if len(forms) != 1 or not isinstance(forms[0], S.ExprForm):
-            raise RemoraSyntaxError("expected one expression after the command", forms[0].span if forms else None)
-        return self.session.check_form(forms[0])
+            span = forms[0].span if forms else Span(Source("<repl>", ":" + arg), 1, 1, 1, 2)
+            raise RemoraSyntaxError("expected one expression after the command", span)
+        snapshot = dict(self.session.checker.globals)
+        try:
+            return self.session.check_form(forms[0])
+        finally:
+            self._restore(snapshot)
 
     def cmd_type(self, arg: str) -> None:
         print(describe_form(self._expression(arg)), file=self.out)
@@ -180,19 +189,32 @@ class Repl:
         print(show_result(typed, value), file=self.out)
 
     def cmd_load(self, arg: str) -> None:
+        """Run a file as ``remora eval`` would: check it all, then run it; definitions stay."""
         path = arg.strip().strip('"')
+        if not path:
+            print("usage: :load FILE", file=self.err)
+            return
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
             print(f"cannot read {path}: {exc.strerror or exc}", file=self.err)
             return
-        typed = self.session.check_text(text, path)
+        snapshot = dict(self.session.checker.globals)
+        try:
+            typed = self.session.check_text(text, path)
+        except BaseException:
+            self._restore(snapshot)
+            raise
+        ran = dict(snapshot)
         for form in typed:
-            value = self.session.evaluate(form)
-            if isinstance(form, TyExprForm):
-                print(show_result(form, value), file=self.out, flush=True)
-            else:
-                self.definitions.append(erase_form(form))
+            try:
+                self.run_checked(form)
+            except BaseException:
+                self._restore(ran)  # only what actually ran stays defined
+                raise
+            if isinstance(form, TyDefine):
+                ran[form.name] = T.form_type(form)
+        self._restore(ran)
 
     def _start_history(self):
         """Line editing and a history file, where readline exists; returns the saver."""

@@ -469,7 +469,7 @@ def _describe_fn(fn: S.Expr) -> str:
     while isinstance(fn, (S.TApp, S.IApp)):
         fn = fn.fn
     if isinstance(fn, S.Ref):
-        return f"`{fn.name}`"
+        return "the function" if fn.name.startswith("%") else f"`{fn.name}`"
     if isinstance(fn, S.ArrayLit) and not fn.dims:
         atom = fn.atoms[0]
         if isinstance(atom, S.Prim):

@@ -1,0 +1,640 @@
+"""The Python API (contract §5): remora.check, remora.evaluate, remora.function, remora.register."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import remora
+import remora.api
+import remora.driver
+import remora.typecheck
+from remora.primitives.registry import PRIMITIVES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+NORM = "(Iλ ((n Dim)) (λ ((v (Arr Float (Shp n)))) (sqrt (sum (* v v)))))"
+
+
+@pytest.fixture(autouse=True)
+def _forget_registered_primitives():
+    """Primitives registered by a test are removed afterwards, so other test files (which may list
+    every primitive, e.g. to compare with spec/) see the registry as remora ships it."""
+    before = dict(PRIMITIVES)
+    yield
+    added = [name for name in PRIMITIVES if name not in before]
+    for name in added:
+        del PRIMITIVES[name]
+    if added:
+        remora.api._checked.cache_clear()
+
+
+def unique(prefix: str) -> str:
+    """A primitive name no other test uses (the registry is process-wide)."""
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+def assert_located(err: remora.RemoraError) -> None:
+    """The error has a position, and its text is the CLI's report."""
+    assert isinstance(err.line, int) and isinstance(err.column, int)
+    assert err.line >= 1 and err.column >= 1
+    assert f":{err.line}:{err.column}: error: {err.message}" in str(err)
+
+
+# ---------------------------------------------------------------------------
+# evaluate: inputs and results
+
+
+def test_evaluate_numpy_input():
+    r = remora.evaluate("(+ x 1)", x=np.arange(3))
+    assert isinstance(r, np.ndarray)
+    assert r.dtype == np.int64
+    np.testing.assert_array_equal(r, np.array([1, 2, 3]))
+    assert repr(r) == "array([1, 2, 3])"
+
+
+def test_evaluate_float_and_bool_arrays():
+    r = remora.evaluate("(* x 2.0)", x=np.array([[1.0, 2.5], [3.0, -1.0]]))
+    assert r.dtype == np.float64 and r.shape == (2, 2)
+    np.testing.assert_array_equal(r, [[2.0, 5.0], [6.0, -2.0]])
+    b = remora.evaluate("(not x)", x=np.array([True, False]))
+    assert b.dtype == np.bool_
+    np.testing.assert_array_equal(b, [False, True])
+
+
+@pytest.mark.parametrize(
+    "source, value, expected, dtype",
+    [
+        ("(+ x 1)", 41, 42, np.int64),
+        ("(* x 2.0)", 1.25, 2.5, np.float64),
+        ("(not x)", True, False, np.bool_),
+        ("(+ x 1)", np.int64(4), 5, np.int64),
+        ("(not x)", np.bool_(False), True, np.bool_),
+        ("(* x 1.0)", np.float64(0.5), 0.5, np.float64),
+    ],
+)
+def test_evaluate_scalar_inputs_give_0d_arrays(source, value, expected, dtype):
+    r = remora.evaluate(source, x=value)
+    assert isinstance(r, np.ndarray)
+    assert r.shape == () and r.ndim == 0
+    assert r.dtype == dtype
+    assert r[()] == expected
+
+
+def test_python_bool_is_bool_not_int():
+    assert remora.check("x", x=True).__str__() == "(Arr Bool (Shp))"
+    assert str(remora.check("x", x=1)) == "(Arr Int (Shp))"
+    assert str(remora.check("x", x=1.0)) == "(Arr Float (Shp))"
+
+
+def test_evaluate_scalar_result_is_0d():
+    r = remora.evaluate("(+ 1 2)")
+    assert isinstance(r, np.ndarray) and r.shape == () and r.dtype == np.int64 and r[()] == 3
+    r = remora.evaluate("(sum x)", x=np.arange(4.0))
+    assert isinstance(r, np.ndarray) and r.shape == () and r.dtype == np.float64 and r[()] == 6.0
+
+
+def test_evaluate_several_inputs_and_definitions():
+    r = remora.evaluate("(define y (* x 2))\n(+ y z)", x=np.arange(3), z=np.array([10, 20, 30]))
+    np.testing.assert_array_equal(r, [10, 22, 34])
+    with pytest.raises(remora.RemoraTypeError):
+        remora.evaluate("(+ x z)", x=np.arange(3), z=np.arange(2.0))
+
+
+def test_evaluate_lifts_over_frames():
+    x = np.arange(6).reshape(2, 3)
+    r = remora.evaluate("(+ x y)", x=x, y=np.array([10, 20]))
+    np.testing.assert_array_equal(r, x + np.array([[10], [20]]))
+
+
+def test_evaluate_non_contiguous_inputs():
+    x = np.arange(10)[::2]
+    np.testing.assert_array_equal(remora.evaluate("(+ x 1)", x=x), x + 1)
+    f = np.asfortranarray(np.arange(6).reshape(2, 3))
+    np.testing.assert_array_equal(remora.evaluate("(head x)", x=f), [0, 1, 2])
+    t = np.arange(6.0).reshape(2, 3).T
+    np.testing.assert_array_equal(remora.evaluate("(sum x)", x=t), t.sum(axis=1))
+
+
+def test_evaluate_empty_input():
+    x = np.zeros((0, 3))
+    r = remora.evaluate("(* x 2.0)", x=x)
+    assert r.shape == (0, 3) and r.dtype == np.float64
+    assert remora.evaluate("(length x)", x=x)[()] == 0
+
+
+def test_evaluate_int_wraps_like_numpy():
+    r = remora.evaluate("(+ x 1)", x=np.iinfo(np.int64).max)
+    assert r[()] == np.iinfo(np.int64).min
+
+
+def test_evaluate_stdin_for_read_nums():
+    box = remora.evaluate("(read-nums)", stdin="4 5\n6\n")[()]
+    assert box.indices == (3,)
+    np.testing.assert_array_equal(box.value, [4, 5, 6])
+
+
+# ---------------------------------------------------------------------------
+# boxes
+
+
+def test_box_result_has_indices_and_value():
+    r = remora.evaluate("(iota/v 3)")
+    assert isinstance(r, np.ndarray) and r.shape == () and r.dtype == object
+    box = r[()]
+    assert box.indices == (3,)
+    assert isinstance(box.value, np.ndarray) and box.value.dtype == np.int64
+    np.testing.assert_array_equal(box.value, [0, 1, 2])
+    assert isinstance(box, remora.BoxValue)
+
+
+def test_box_with_shape_index():
+    box = remora.evaluate("(iota [2 2])")[()]
+    assert box.indices == ((2, 2),)
+    np.testing.assert_array_equal(box.value, [[0, 1], [2, 3]])
+
+
+def test_array_of_boxes():
+    r = remora.evaluate("(iota/v [1 2])")
+    assert r.shape == (2,) and r.dtype == object
+    assert [b.indices for b in r] == [(1,), (2,)]
+    np.testing.assert_array_equal(r[1].value, [0, 1])
+
+
+def test_filter_box_from_input():
+    box = remora.evaluate("(filter (> x 1) x)", x=np.array([3, 0, 2, 1]))[()]
+    assert box.indices == (2,)
+    np.testing.assert_array_equal(box.value, [3, 2])
+
+
+# ---------------------------------------------------------------------------
+# errors
+
+
+def test_shape_mismatch_is_a_located_type_error():
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.evaluate("(+ x y)", x=np.arange(3), y=np.arange(2))
+    err = info.value
+    assert "(Shp 3)" in err.message and "(Shp 2)" in err.message
+    assert err.line == 1
+    assert_located(err)
+
+
+def test_errors_are_remora_errors():
+    for cls in (remora.RemoraSyntaxError, remora.RemoraTypeError, remora.RemoraRuntimeError):
+        assert issubclass(cls, remora.RemoraError)
+    assert issubclass(remora.RemoraError, Exception)
+
+
+def test_type_error_on_second_line():
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.evaluate("(define a 1)\n  (+ a 2.5)")
+    err = info.value
+    assert (err.line, err.column) == (2, 8)
+    assert "int->float" in err.message or "2.0" in err.message
+    assert_located(err)
+
+
+@pytest.mark.parametrize(
+    "value, what",
+    [
+        (np.arange(3, dtype=np.int32), "int32"),
+        (np.arange(3, dtype=np.float32), "float32"),
+        (np.array([1 + 2j]), "complex"),
+        (np.array([1, 2], dtype=object), "object"),
+        (np.array(["a", "b"]), "<U1"),
+        (np.arange(3, dtype=np.uint8), "uint8"),
+        (np.arange(3, dtype=np.int16), "int16"),
+        (np.float32(1.5), "float32"),
+        (np.arange(3).astype(">i8"), ">i8"),
+        ([1, 2, 3], "list"),
+        ((1, 2), "tuple"),
+        ("abc", "str"),
+        (1 + 2j, "complex"),
+        (None, "NoneType"),
+    ],
+)
+def test_unsupported_inputs_are_rejected_not_converted(value, what):
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.evaluate("x", x=value)
+    msg = info.value.message
+    assert "`x`" in msg
+    assert what in msg
+    with pytest.raises(remora.RemoraTypeError):
+        remora.function("(λ ((x [Int 3])) x)")(value)
+
+
+def test_unsupported_dtype_message_suggests_a_fix():
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.evaluate("(+ x 1)", x=np.arange(3, dtype=np.int32))
+    msg = info.value.message
+    assert "int64" in msg and "float64" in msg and "bool" in msg
+    assert "astype" in msg
+
+
+def test_python_int_out_of_range():
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.evaluate("x", x=2**63)
+    assert "64-bit" in info.value.message
+    assert remora.evaluate("x", x=-(2**63))[()] == -(2**63)
+
+
+def test_syntax_error():
+    with pytest.raises(remora.RemoraSyntaxError) as info:
+        remora.evaluate("(define a 1)\n(+ a")
+    err = info.value
+    assert (err.line, err.column) == (2, 1)
+    assert "unclosed" in err.message
+    assert_located(err)
+    with pytest.raises(remora.RemoraSyntaxError):
+        remora.check("(λ (y) y)")
+
+
+def test_runtime_error():
+    with pytest.raises(remora.RemoraRuntimeError) as info:
+        remora.evaluate("(define a 1)\n  (/ a 0)")
+    err = info.value
+    assert (err.line, err.column) == (2, 3)
+    assert "division by zero" in err.message
+    assert_located(err)
+
+
+def test_runtime_error_from_input_values():
+    with pytest.raises(remora.RemoraRuntimeError) as info:
+        remora.evaluate("(/ 10 x)", x=np.array([1, 0, 2]))
+    assert_located(info.value)
+
+
+def test_unbound_variable():
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.evaluate("(+ nope 1)")
+    assert "nope" in info.value.message
+    assert (info.value.line, info.value.column) == (1, 4)
+
+
+# ---------------------------------------------------------------------------
+# check
+
+
+def test_check_returns_canonical_type():
+    t = remora.check("[1 2 3]")
+    assert str(t) == "(Arr Int (Shp 3))"
+    assert str(remora.check("(+ [[1 2 3] [4 5 6]] [10 20])")) == "(Arr Int (Shp 2 3))"
+    assert str(remora.check("(append [1 2] [3 4 5])")) == "(Arr Int (Shp 5))"
+
+
+def test_check_type_of_last_form():
+    assert str(remora.check("(define z [1.5])\n(head z)")) == "(Arr Float (Shp))"
+    assert str(remora.check("(define z [1.5])")) == "(Arr Float (Shp 1))"
+
+
+def test_check_with_inputs():
+    assert str(remora.check("(+ x 1.0)", x=np.zeros((2, 3)))) == "(Arr Float (Shp 2 3))"
+
+
+def test_check_polymorphic_types_print_canonically():
+    t = remora.check("(Iλ ((n Dim) (m Dim)) (λ ((x [Int n 2 m])) (append x x)))")
+    assert str(t) == "(Arr (Pi ((n Dim) (m Dim)) (Arr (-> ((Arr Int (Shp n 2 m))) (Arr Int (Shp (+ n n) 2 m))) (Shp))) (Shp))"
+    assert str(remora.check("mean")) == "(Arr (Pi ((n Dim)) (Arr (-> ((Arr Float (Shp n))) (Arr Float (Shp))) (Shp))) (Shp))"
+
+
+def test_check_does_not_evaluate():
+    assert str(remora.check("(/ 1 0)")) == "(Arr Int (Shp))"
+
+
+def test_check_errors():
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.check("(+ 1 2.5)")
+    assert_located(info.value)
+    with pytest.raises(remora.RemoraError):
+        remora.check("")
+
+
+# ---------------------------------------------------------------------------
+# function
+
+
+@pytest.mark.parametrize("shape", [(3,), (4, 3), (2, 5, 3), (7,), (2, 1, 0)])
+def test_function_lifts_over_leading_axes(shape):
+    f = remora.function(NORM)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape)
+    r = f(x)
+    assert isinstance(r, np.ndarray)
+    assert r.dtype == np.float64
+    assert r.shape == shape[:-1]
+    assert r.ndim == len(shape) - 1
+    assert np.allclose(r, np.sqrt((x * x).sum(axis=-1)))
+
+
+def test_function_rank_0_result_is_0d_array():
+    r = remora.function(NORM)(np.array([3.0, 4.0]))
+    assert isinstance(r, np.ndarray) and r.shape == () and r[()] == 5.0
+
+
+def test_function_type_is_exposed():
+    f = remora.function(NORM)
+    assert str(f.type) == "(Arr (Pi ((n Dim)) (Arr (-> ((Arr Float (Shp n))) (Arr Float (Shp))) (Shp))) (Shp))"
+
+
+def test_monomorphic_function_rejects_wrong_trailing_size():
+    f = remora.function("(λ ((v [Float 3])) (sqrt (sum (* v v))))")
+    np.testing.assert_allclose(f(np.array([[3.0, 4.0, 0.0], [0.0, 0.0, 2.0]])), [5.0, 2.0])
+    for bad in (np.zeros(4), np.zeros((3, 2)), np.zeros(())):
+        with pytest.raises(remora.RemoraTypeError) as info:
+            f(bad)
+        assert "(Shp 3)" in info.value.message
+        assert_located(info.value)
+
+
+def test_function_rejects_wrong_atom_type_and_arity():
+    f = remora.function("(λ ((v [Float 3])) (* v 2.0))")
+    with pytest.raises(remora.RemoraTypeError) as info:
+        f(np.arange(3))
+    assert "Int" in info.value.message and "Float" in info.value.message
+    with pytest.raises(remora.RemoraTypeError):
+        f(np.zeros(3), np.zeros(3))
+    with pytest.raises(remora.RemoraTypeError):
+        f()
+
+
+def test_function_two_arguments_prefix_frames():
+    f = remora.function("(λ ((a [Float 2]) (b [Float])) (* a b))")
+    a, b = np.ones((3, 2)), np.arange(3.0)
+    np.testing.assert_array_equal(f(a, b), a * b[:, None])
+    with pytest.raises(remora.RemoraTypeError) as info:
+        f(a, np.arange(4.0))
+    assert "(Shp 3)" in info.value.message and "(Shp 4)" in info.value.message
+
+
+def test_function_python_scalars():
+    f = remora.function("(λ ((x [Float])) (* x 2.0))")
+    assert f(2.0)[()] == 4.0
+    np.testing.assert_array_equal(f(np.array([1.0, 2.0])), [2.0, 4.0])
+
+
+def test_function_runtime_error_then_recovers():
+    d = remora.function("(λ ((a [Int])) (/ 10 a))")
+    np.testing.assert_array_equal(d(np.array([1, 2, 5])), [10, 5, 2])
+    with pytest.raises(remora.RemoraRuntimeError) as info:
+        d(np.array([1, 0]))
+    assert_located(info.value)
+    np.testing.assert_array_equal(d(np.array([3, 4])), [3, 2])
+
+
+def test_function_source_errors():
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.function("(λ ((a [Float 2])) (* a 1))")
+    assert (info.value.line, info.value.column) == (1, 25)
+    with pytest.raises(remora.RemoraSyntaxError):
+        remora.function("(λ ((a [Float 2])) (* a 1.0)")
+
+
+def test_function_from_definitions():
+    inc = remora.function("(define (inc (x [Int])) (+ x 1))")
+    np.testing.assert_array_equal(inc(np.arange(3)), [1, 2, 3])
+    g = remora.function("(define (sq (x [Float])) (* x x))\n(λ ((v [Float 2])) (sum (sq v)))")
+    np.testing.assert_array_equal(g(np.ones((3, 2))), [2.0, 2.0, 2.0])
+
+
+def test_function_prelude_matmul_lifted():
+    mm = remora.function("(λ ((a [Float 2 3]) (b [Float 3 4])) (matmul a b))")
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
+    assert np.allclose(mm(a, b), a @ b)
+    A, B = rng.standard_normal((5, 2, 3)), rng.standard_normal((5, 3, 4))
+    r = mm(A, B)
+    assert r.shape == (5, 2, 4)
+    assert np.allclose(r, np.matmul(A, B))
+
+
+# ---------------------------------------------------------------------------
+# results are fresh
+
+
+def test_function_identity_result_does_not_alias_input():
+    f = remora.function("(λ ((x [Int 3])) x)")
+    x = np.arange(3)
+    r = f(x)
+    assert r.flags.writeable
+    assert not np.shares_memory(r, x)
+    r[0] = 99
+    np.testing.assert_array_equal(x, [0, 1, 2])
+    x[1] = -5
+    assert r[1] == 1
+
+
+def test_function_head_result_does_not_alias_input():
+    f = remora.function("(Iλ ((n Dim)) (λ ((x [Int (+ n 1) 2])) (head x)))")
+    x = np.arange(6).reshape(3, 2)
+    r = f(x)
+    np.testing.assert_array_equal(r, [0, 1])
+    assert r.flags.writeable
+    assert not np.shares_memory(r, x)
+    r[:] = -1
+    np.testing.assert_array_equal(x, np.arange(6).reshape(3, 2))
+
+
+def test_evaluate_result_does_not_alias_input():
+    x = np.arange(3)
+    r = remora.evaluate("x", x=x)
+    assert r.flags.writeable and not np.shares_memory(r, x)
+    r[0] = 7
+    assert x[0] == 0
+    m = np.arange(6).reshape(3, 2)
+    h = remora.evaluate("(head x)", x=m)
+    assert h.flags.writeable and not np.shares_memory(h, m)
+    h[:] = -1
+    np.testing.assert_array_equal(m, np.arange(6).reshape(3, 2))
+
+
+def test_mutating_a_result_does_not_change_later_results():
+    c = remora.function("(λ ((x [Int])) [1 2 3])")
+    r = c(1)
+    r[0] = 100
+    np.testing.assert_array_equal(c(1), [1, 2, 3])
+    e = remora.evaluate("[1 2 3]")
+    e[0] = 100
+    np.testing.assert_array_equal(remora.evaluate("[1 2 3]"), [1, 2, 3])
+    s = remora.evaluate("(+ 1 2)")
+    s[()] = 0
+    assert remora.evaluate("(+ 1 2)")[()] == 3
+
+
+# ---------------------------------------------------------------------------
+# caching: no re-parsing or re-checking on repeated calls
+
+
+class Counter:
+    def __init__(self, monkeypatch, owner, name):
+        self.calls = 0
+        original = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):
+            self.calls += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, wrapper)
+
+
+@pytest.fixture
+def counters(monkeypatch):
+    return {
+        "read": Counter(monkeypatch, remora.driver, "read"),
+        "parse_top": Counter(monkeypatch, remora.driver, "parse_top"),
+        "check_form": Counter(monkeypatch, remora.typecheck.Checker, "check_form"),
+        "erase": Counter(monkeypatch, remora.api, "erase"),
+    }
+
+
+def test_function_calls_do_not_reparse_or_recheck(counters):
+    f = remora.function(f"; {uuid.uuid4().hex}\n{NORM}")
+    assert counters["read"].calls >= 1 and counters["parse_top"].calls >= 1  # the hooks are the real ones
+    x = np.arange(6.0).reshape(2, 3)
+    first = f(x)
+    assert counters["check_form"].calls >= 1  # a new signature is checked once...
+    for c in counters.values():
+        c.calls = 0
+    for _ in range(50):
+        np.testing.assert_array_equal(f(x), first)
+        f(np.arange(6.0).reshape(2, 3) + 1.0)  # same signature, other values
+    assert {k: c.calls for k, c in counters.items()} == {"read": 0, "parse_top": 0, "check_form": 0, "erase": 0}
+    # a new signature is checked (once), but the source is not parsed again
+    f(np.zeros((4, 5)))
+    assert counters["read"].calls == 0 and counters["parse_top"].calls == 0
+    assert counters["check_form"].calls == 1
+    f(np.zeros((4, 5)))
+    assert counters["check_form"].calls == 1
+
+
+def test_evaluate_does_not_reparse_same_source(counters):
+    source = f"; {uuid.uuid4().hex}\n(+ x 1)"
+    remora.evaluate(source, x=np.arange(3))
+    assert counters["read"].calls == 1
+    for c in counters.values():
+        c.calls = 0
+    for i in range(20):
+        np.testing.assert_array_equal(remora.evaluate(source, x=np.arange(3) + i), np.arange(3) + i + 1)
+    assert counters["read"].calls == 0 and counters["parse_top"].calls == 0
+    assert counters["check_form"].calls == 0
+
+
+# ---------------------------------------------------------------------------
+# register
+
+
+def test_register_scalar_primitive_lifts():
+    name = unique("softplus")
+    remora.register(name, "(-> ((Arr Float (Shp))) (Arr Float (Shp)))", lambda a: np.log1p(np.exp(a)))
+    assert str(remora.check(name)) == "(Arr (-> ((Arr Float (Shp))) (Arr Float (Shp))) (Shp))"
+    x = np.array([[0.0, 1.0, -2.0], [2.0, 3.0, 10.0]])
+    r = remora.evaluate(f"({name} x)", x=x)
+    assert r.shape == (2, 3) and r.dtype == np.float64
+    assert np.allclose(r, np.log1p(np.exp(x)))
+    assert np.isclose(remora.evaluate(f"({name} 0.0)")[()], np.log(2.0))
+    # usable inside functions and with other primitives
+    f = remora.function(f"(λ ((v [Float 3])) (sum ({name} v)))")
+    assert np.allclose(f(x), np.log1p(np.exp(x)).sum(axis=-1))
+    with pytest.raises(remora.RemoraTypeError):
+        remora.evaluate(f"({name} x)", x=np.arange(3))  # an Int argument is a type error
+
+
+def test_register_vector_cell_primitive_lifts():
+    name = unique("vsum")
+    remora.register(
+        name, "(-> ((Arr Float (Shp n))) (Arr Float (Shp)))", lambda a: a.sum(axis=-1), variables="n:Dim"
+    )
+    assert str(remora.check(name)) == "(Arr (Pi ((n Dim)) (Arr (-> ((Arr Float (Shp n))) (Arr Float (Shp))) (Shp))) (Shp))"
+    assert remora.evaluate(f"({name} [1.0 2.0 4.5])")[()] == 7.5
+    x = np.arange(24.0).reshape(2, 3, 4)
+    r = remora.evaluate(f"({name} x)", x=x)
+    assert r.shape == (2, 3)
+    assert np.allclose(r, x.sum(axis=-1))
+    g = remora.function(f"(λ ((m [Float 2 3])) ({name} m))")
+    y = np.random.default_rng(2).standard_normal((4, 2, 3))
+    assert np.allclose(g(y), y.sum(axis=-1))
+
+
+def test_register_two_argument_primitive_with_prefix_frames():
+    name = unique("hypot")
+    remora.register(
+        name, "(-> ((Arr Float (Shp)) (Arr Float (Shp))) (Arr Float (Shp)))", lambda a, b: np.hypot(a, b)
+    )
+    x, y = np.arange(6.0).reshape(3, 2), np.array([3.0, 4.0, 5.0])
+    r = remora.evaluate(f"({name} x y)", x=x, y=y)
+    assert np.allclose(r, np.hypot(x, y[:, None]))
+
+
+def test_register_existing_primitive_raises():
+    with pytest.raises(remora.RemoraError):
+        remora.register("sqrt", "(-> ((Arr Float (Shp))) (Arr Float (Shp)))", np.exp)
+    assert remora.evaluate("(sqrt 4.0)")[()] == 2.0  # the primitive is untouched
+    name = unique("twice")
+    remora.register(name, "(-> ((Arr Int (Shp))) (Arr Int (Shp)))", lambda a: a * 2)
+    with pytest.raises(remora.RemoraError):
+        remora.register(name, "(-> ((Arr Int (Shp))) (Arr Int (Shp)))", lambda a: a * 3)
+    assert remora.evaluate(f"({name} 5)")[()] == 10
+
+
+def test_register_ill_formed_signature_raises_and_registers_nothing():
+    name = unique("bad")
+    with pytest.raises(remora.RemoraTypeError):
+        remora.register(name, "(-> (Int) Int)", np.negative)  # an Atom type where an Array is needed
+    with pytest.raises(remora.RemoraTypeError):
+        remora.register(name, "(-> ((Arr Float (Shp n))) (Arr Float (Shp)))", np.sum)  # n undeclared
+    with pytest.raises(remora.RemoraSyntaxError):
+        remora.register(name, "(-> ((Arr Float (Shp))) (Arr Float (Shp)", np.exp)
+    remora.register(name, "(-> ((Arr Int (Shp))) (Arr Int (Shp)))", np.negative)  # the name is still free
+    np.testing.assert_array_equal(remora.evaluate(f"({name} [1 2])"), [-1, -2])
+
+
+def _run_python(code: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60
+    )
+
+
+def test_register_prelude_name_raises():
+    # in a separate process: a successful registration would change the process-wide registry
+    proc = _run_python(
+        """
+        import numpy as np, remora
+        try:
+            remora.register("sum", "(-> ((Arr Float (Shp))) (Arr Float (Shp)))", lambda a: a * 100)
+        except remora.RemoraError:
+            print("RAISED")
+        else:
+            print("NO ERROR", remora.evaluate("(sum [1.0 2.0])"))
+        """
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "RAISED"
+
+
+@pytest.mark.parametrize(
+    "impl", [lambda a: a.astype(np.int64), lambda a: a.sum()], ids=["wrong-dtype", "wrong-shape"]
+)
+def test_register_result_is_checked(impl):
+    name = unique("liar")
+    remora.register(name, "(-> ((Arr Float (Shp))) (Arr Float (Shp)))", impl)
+    with pytest.raises(remora.RemoraError):
+        r = remora.evaluate(f"({name} x)", x=np.arange(6.0).reshape(2, 3))
+        # if it does not raise, at least the result must be what the type promises
+        assert r.dtype == np.float64 and r.shape == (2, 3)
+
+
+def test_prelude_functions_from_the_api():
+    assert remora.evaluate("(mean x)", x=np.arange(4.0))[()] == 1.5
+    np.testing.assert_array_equal(remora.evaluate("(sum x)", x=np.arange(6).reshape(2, 3)), [3, 12])
+    assert remora.evaluate("(dot x x)", x=np.arange(3.0))[()] == 5.0
+    a, b = np.eye(2), np.arange(4.0).reshape(2, 2)
+    np.testing.assert_array_equal(remora.evaluate("(matmul a b)", a=a, b=b), a @ b)
+    assert remora.evaluate("(maximum x)", x=np.array([3, 9, 2]))[()] == 9

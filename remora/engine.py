@@ -60,9 +60,12 @@ def obj_scalar(x) -> np.ndarray:
 def lift(v: Val, m: int, batch: tuple, frame_len: int, total: tuple, cell: tuple) -> np.ndarray:
     """View ``v`` (logical frame of ``frame_len`` axes, then ``cell``) at ``batch[:m] + total + cell``."""
     arr = v.arr
+    target = tuple(batch[:m]) + total + cell
+    if arr.shape == target:  # already in place (the common case): no view needed
+        return arr
     frame = arr.shape[v.k : v.k + frame_len]
     shaped = arr.reshape(arr.shape[: v.k] + (1,) * (m - v.k) + frame + (1,) * (len(total) - frame_len) + cell)
-    return np.broadcast_to(shaped, tuple(batch[:m]) + total + cell)
+    return np.broadcast_to(shaped, target)
 
 
 class FrameContext(PrimContext):
@@ -81,6 +84,8 @@ class Frames:
         self.run = run or RunConfig()
         self.globals: dict[str, np.ndarray] = {}
         self._free: dict[int, frozenset[str]] = {}
+        #: i-app results of unbatched abstractions, by (node, abstraction, index values)
+        self._instances: dict[tuple, tuple] = {}
 
     def eval_form(self, form: E.EForm) -> np.ndarray:
         with np.errstate(all="ignore"):
@@ -235,12 +240,24 @@ class Frames:
         atoms = fn.arr.reshape(-1)
         first = atoms[0] if atoms.size else None
         if atoms.size and all(a is first for a in atoms):
+            # Instantiating the same unbatched abstraction at the same indices always gives the
+            # same value (a polymorphic function used in a loop or called again): remember it.
+            key = (id(e), id(first), _values_key(values)) if not fn.k and not getattr(first, "level", 0) else None
+            hit = self._instances.get(key) if key else None
+            if hit is not None and hit[0] is first:
+                return hit[1]
             if isinstance(first, PrimFn):
                 inst = obj_scalar(PrimFn(first.prim, first.indices + values))
-                return Val(np.broadcast_to(inst, fn.arr.shape), fn.k)
-            body = self.instantiate(first, values, batch)
-            m = max(fn.k, body.k)
-            return Val(lift(body, m, batch, 0, frame, cell), m)
+                result = Val(np.broadcast_to(inst, fn.arr.shape), fn.k)
+            else:
+                body = self.instantiate(first, values, batch)
+                m = max(fn.k, body.k)
+                result = Val(lift(body, m, batch, 0, frame, cell), m)
+            if key and not result.k:
+                if len(self._instances) > 10_000:
+                    self._instances.clear()
+                self._instances[key] = (first, result)
+            return result
         # Different abstractions (or none): instantiate each cell on its own.
         shape = tuple(batch[: fn.k]) + frame
         full = np.broadcast_to(fn.arr, shape)
@@ -305,6 +322,11 @@ class Frames:
         if key not in self._free:
             self._free[key] = frozenset(free_terms(e.body) - {e.value_name})
         return self._free[key]
+
+
+def _values_key(values: tuple) -> tuple:
+    """A hashable key for i-app arguments (an Array type's binding carries its dtype too)."""
+    return tuple((v, v.rep) if hasattr(v, "rep") else v for v in values)
 
 
 def _effectful(fn: Val) -> bool:

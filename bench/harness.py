@@ -17,6 +17,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+#: Benchmarks deliberately build large arrays: allow more than the default 10⁹ bytes.
+BENCH_MAX_BYTES = 16 * 2**30
+
 
 @dataclass
 class Prepared:
@@ -31,7 +34,7 @@ class Prepared:
         from remora.driver import load_prelude, make_engine
         from remora.runtime import RunConfig
 
-        eng = make_engine(name, RunConfig(stdin=io.StringIO("")))
+        eng = make_engine(name, RunConfig(stdin=io.StringIO(""), max_bytes=BENCH_MAX_BYTES))
         for form in load_prelude()[1]:
             eng.eval_form(form)
         eng.globals.update(self.inputs)

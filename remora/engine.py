@@ -31,6 +31,7 @@ from .errors import RemoraRuntimeError
 from .primitives import PRIMITIVES
 from .runtime import (
     Closure,
+    compact,
     IClosure,
     PrimContext,
     RunConfig,
@@ -66,6 +67,22 @@ def lift(v: Val, m: int, batch: tuple, frame_len: int, total: tuple, cell: tuple
     frame = arr.shape[v.k : v.k + frame_len]
     shaped = arr.reshape(arr.shape[: v.k] + (1,) * (m - v.k) + frame + (1,) * (len(total) - frame_len) + cell)
     return np.broadcast_to(shaped, target)
+
+
+def align(v: Val, m: int, frame_len: int, total_len: int) -> np.ndarray:
+    """``v``'s array with unit axes inserted to line up with an application's frame — ``m``
+    batch axes, then ``total_len`` principal-frame axes, then the cell — without broadcasting:
+    where the value does not vary, its axis stays of length 1."""
+    arr, k = v.arr, v.k
+    shape = arr.shape
+    new = shape[:k] + (1,) * (m - k) + shape[k : k + frame_len] + (1,) * (total_len - frame_len) + shape[k + frame_len :]
+    return arr if new == shape else arr.reshape(new)
+
+
+def extent(values, m: int) -> tuple:
+    """The batch shape over which some of ``values`` vary (1 where none does), over ``m`` axes."""
+    shapes = [v.arr.shape[: v.k] + (1,) * (m - v.k) for v in values if v.k]
+    return np.broadcast_shapes(*shapes) if shapes else (1,) * m
 
 
 class FrameContext(PrimContext):
@@ -119,16 +136,19 @@ class Frames:
         if e.const is not None:
             return Val(e.const, 0)
         atoms = [self.atom(a, env, ienv, batch) for a in e.atoms]
+        if not e.dims:  # a scalar: the atom's own (possibly broadcast) array
+            return atoms[0]
         k = max((a.k for a in atoms), default=0)
         if k == 0:
             out = np.empty(len(atoms), dtype=rep_value(e.rep, ienv))
             for i, a in enumerate(atoms):
                 out[i] = a.arr[()]
             return Val(out.reshape(e.dims), 0)
-        out = np.empty(tuple(batch[:k]) + (len(atoms),), dtype=object)
+        bshape = extent(atoms, k)
+        out = np.empty(bshape + (len(atoms),), dtype=object)
         for i, a in enumerate(atoms):
             out[..., i] = a.arr.reshape(a.arr.shape + (1,) * (k - a.k))
-        return Val(out.reshape(tuple(batch[:k]) + e.dims), k)
+        return Val(out.reshape(bshape + e.dims), k)
 
     def atom(self, a: E.EAtom, env, ienv, batch) -> Val:
         """An atom as a (batch-shaped, usually 0-d) object or literal array."""
@@ -137,18 +157,21 @@ class Frames:
         if isinstance(a, E.EPrim):
             return Val(obj_scalar(PrimFn(PRIMITIVES[a.name])), 0)
         if isinstance(a, (E.ELam, E.EILam)):
-            level = max((env[x].k for x in a.free if x in env), default=0)
+            captured = [env[x] for x in a.free if x in env]
+            level = max((v.k for v in captured), default=0)
             cls = IClosure if isinstance(a, E.EILam) else Closure
-            return Val(obj_scalar(cls(a, env, ienv, level)).reshape((1,) * level), level)
+            # One closure; as a value it varies wherever what it captured varies.
+            return Val(np.broadcast_to(obj_scalar(cls(a, env, ienv, level)), extent(captured, level)), level)
         if isinstance(a, E.EBox):
             indices = tuple(index_value(i, ienv) for i in a.indices)
             body = self.ev(a.body, env, ienv, batch)
             if body.k == 0:
                 return Val(obj_scalar(BoxValue(indices, body.arr)), 0)
-            bshape = tuple(batch[: body.k])
+            small = Val(compact(body.arr), body.k)
+            bshape = small.arr.shape[: body.k]
             out = np.empty(bshape, dtype=object)
             for idx in np.ndindex(*bshape):
-                out[idx] = BoxValue(indices, detach(body, idx))
+                out[idx] = BoxValue(indices, detach(small, idx))
             return Val(out, body.k)
         raise TypeError(f"not an erased atom: {a!r}")
 
@@ -160,9 +183,10 @@ class Frames:
         k = max(c.k for c in cells)
         dims = len(shape) - (cells[0].arr.ndim - cells[0].k)
         cell_shape = shape[dims:]
-        lifted = [lift(c, k, batch, 0, (), cell_shape) for c in cells]
+        bshape = extent(cells, k)
+        lifted = [np.broadcast_to(align(c, k, 0, 0), bshape + cell_shape) for c in cells]
         stacked = np.stack(lifted, axis=k)
-        return Val(stacked.reshape(tuple(batch[:k]) + shape), k)
+        return Val(stacked.reshape(bshape + shape), k)
 
     def app(self, e: E.EApp, env, ienv, batch) -> Val:
         fn = self.ev(e.fn, env, ienv, batch)
@@ -173,11 +197,15 @@ class Frames:
         parts = [fn] + args
         widest = max(range(len(parts)), key=lambda i: frames[i])
         total = parts[widest].arr.shape[parts[widest].k : parts[widest].k + frames[widest]]
-        m = len(batch) if _effectful(fn) else max(p.k for p in parts)
-        fns = lift(fn, m, batch, frames[0], total, ())
-        lifted = [lift(a, m, batch, f, total, c) for a, f, c in zip(args, frames[1:], cells)]
-        tf = tuple(batch[:m]) + total
-        out = self.apply_frame(fns, lifted, tf, cells, result[len(total):], rep_value(e.rep, ienv), e.span)
+        effectful = _effectful(fn)
+        m = len(batch) if effectful else max(p.k for p in parts)
+        aligned = [align(p, m, f, len(total)) for p, f in zip(parts, frames)]
+        # The application runs over the batch axes where some participant varies (and, for an
+        # effect, over all of them: once per cell), then the principal frame.
+        bshape = tuple(batch[:m]) if effectful else np.broadcast_shapes(*(a.shape[:m] for a in aligned))
+        tf = bshape + total
+        fns = np.broadcast_to(aligned[0], tf)
+        out = self.apply_frame(fns, aligned[1:], tf, cells, result[len(total):], rep_value(e.rep, ienv), e.span)
         if out.dtype == object and len(tf) > m:
             out = settle(out, m)
         return Val(out, m)
@@ -202,7 +230,7 @@ class Frames:
         out = None
         for f, positions in groups.values():
             sel = np.array(positions)
-            sub_args = [a.reshape((n,) + c)[sel] for a, c in zip(args, cells)]
+            sub_args = [np.broadcast_to(a, tf + c).reshape((n,) + c)[sel] for a, c in zip(args, cells)]
             if getattr(f, "level", 0):
                 f = restrict_closure(f, tf, sel)
             part = self.apply_one(f, sub_args, (len(sel),), cells, result_cell, span, dtype)
@@ -217,12 +245,14 @@ class Frames:
         if isinstance(fn, PrimFn):
             ctx = FrameContext(tf, cells, result_cell, fn.indices, span, self.run, dtype)
             ctx.engine = self
-            out = np.asarray(fn.prim.impl(ctx, *args))
+            full = [a if a.shape == tf + c else np.broadcast_to(a, tf + c) for a, c in zip(args, cells)]
+            out = np.asarray(fn.prim.impl(ctx, *full))
         elif isinstance(fn, Closure) and not isinstance(fn, IClosure):
+            # The body runs once over the whole frame; parameters keep their unit axes.
             env = dict(fn.env)
             env.update((p, Val(a, len(tf))) for p, a in zip(fn.lam.params, args))
             r = self.ev(fn.lam.body, env, fn.ienv, tf)
-            out = lift(r, len(tf), tf, 0, (), result_cell) if r.k < len(tf) or r.arr.shape != expected else r.arr
+            out = r.arr if r.arr.shape == expected else np.broadcast_to(align(r, len(tf), 0, 0), expected)
         else:
             raise RemoraRuntimeError("internal error: applied a value that is not a function", span)
         if out.shape != expected:
@@ -280,42 +310,48 @@ class Frames:
     def unbox(self, e: E.EUnbox, env, ienv, batch) -> Val:
         boxed = self.ev(e.boxed, env, ienv, batch)
         body_shape = shape_value(e.body_shape, ienv)
-        free = self._free_of(e)
-        # The body runs over the boxes' frame, below every batch axis it can see.
-        m = max([boxed.k] + [env[x].k for x in free if x in env])
+        seen = [env[x] for x in self._free_of(e) if x in env]
+        # The body runs over the boxes' frame, below every batch axis it (or a box) varies over.
+        m = max([boxed.k] + [v.k for v in seen])
         frame = boxed.arr.shape[boxed.k :]
-        tf = tuple(batch[:m]) + frame
-        boxes = lift(boxed, m, batch, len(frame), frame, ()).reshape(-1)
+        boxes = align(boxed, m, len(frame), len(frame))
+        boxes = compact(boxes[(slice(None),) * m]) if m else boxes  # batch axes the boxes don't vary over: 1
+        bshape = np.broadcast_shapes(boxes.shape[:m], extent(seen, m))
+        tf = bshape + frame
         dtype = rep_value(e.rep, ienv)
-        n = boxes.size
-        if n == 0:
+        if math.prod(tf) == 0:
             return Val(np.empty(tf + body_shape, dtype=dtype), m)
-        groups: dict[tuple, list[int]] = {}
-        for pos, box in enumerate(boxes):
-            groups.setdefault(box.indices, []).append(pos)
-        if len(groups) == 1:
-            (indices,) = groups
-            return Val(self.unbox_group(e, env, ienv, indices, boxes, tf, body_shape), m)
+        own = boxes.reshape(-1)
+        first = own[0].indices
+        if all(b.indices == first for b in own):
+            return Val(self.unbox_group(e, env, ienv, first, boxes, tf, body_shape), m)
         # Boxes of different shapes: evaluate the body once per group of equal index components.
+        flat = np.broadcast_to(boxes, tf).reshape(-1)
+        groups: dict[tuple, list[int]] = {}
+        for pos, box in enumerate(flat):
+            groups.setdefault(box.indices, []).append(pos)
         out = None
+        names = self._free_of(e)
         for indices, positions in groups.items():
             sel = np.array(positions)
-            group_env = restrict_env(env, free, tf, sel)
-            part = self.unbox_group(e, group_env, ienv, indices, boxes[sel], (len(sel),), body_shape)
+            group_env = restrict_env(env, names, tf, sel)
+            part = self.unbox_group(e, group_env, ienv, indices, flat[sel], (len(sel),), body_shape)
             if out is None:
-                out = np.empty((n,) + body_shape, dtype=part.dtype if dtype == object else dtype)
+                out = np.empty((flat.size,) + body_shape, dtype=part.dtype if dtype == object else dtype)
             out[sel] = part
         return Val(out.reshape(tf + body_shape), m)
 
-    def unbox_group(self, e: E.EUnbox, env, ienv, indices, boxes, tf, body_shape) -> np.ndarray:
-        """The unbox body over a frame of boxes that share their index components."""
-        contents = np.stack([b.value for b in boxes]).reshape(tf + boxes[0].value.shape)
+    def unbox_group(self, e: E.EUnbox, env, ienv, indices, boxes: np.ndarray, tf, body_shape) -> np.ndarray:
+        """The unbox body over ``boxes`` (an array lining up with the frame ``tf``, possibly with
+        unit axes) that all share their index components."""
+        own = boxes.reshape(-1)
+        contents = np.stack([b.value for b in own]).reshape(boxes.shape + own[0].value.shape)
         inner_i = dict(ienv)
         inner_i.update(zip(e.index_vars, indices))
         inner = dict(env)
         inner[e.value_name] = Val(contents, len(tf))
         r = self.ev(e.body, inner, inner_i, tf)
-        return lift(r, len(tf), tf, 0, (), body_shape) if r.k < len(tf) else np.broadcast_to(r.arr, tf + body_shape)
+        return np.broadcast_to(align(r, len(tf), 0, 0), tf + body_shape)
 
     def _free_of(self, e: E.EUnbox) -> frozenset[str]:
         key = id(e)

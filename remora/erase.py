@@ -125,7 +125,7 @@ def erase_atom(a: T.TyAtom) -> E.EAtom:
     if isinstance(a, T.TyLam):
         body = erase(a.body)
         names = tuple(x for x, _ in a.params)
-        return E.ELam(a.span, names, body, frozenset(free_terms(body) - set(names)))
+        return E.ELam(a.span, names, body, frozenset(free_terms(body) - set(names)), a.lifts)
     if isinstance(a, (T.TyTLam, T.TyILam)):
         body = erase(a.body)
         return E.EILam(a.span, a.vars, body, frozenset(free_terms(body)))

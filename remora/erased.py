@@ -109,6 +109,8 @@ class ELam(ENode):
     params: tuple[str, ...]
     body: EExpr
     free: frozenset[str] = field(default_factory=frozenset)
+    #: the primitive this λ applies over a frame, when it is inference's lifting wrapper
+    lifts: str | None = None
 
 
 @dataclass(eq=False)

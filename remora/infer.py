@@ -385,7 +385,8 @@ def lift_function(g: T.TyExpr, frame: Shape) -> T.TyExpr:
     inline = isinstance(g, T.TyRef) or (isinstance(g, T.TyArray) and not g.dims and isinstance(g.atoms[0], T.TyPrim))
     callee: T.TyExpr = g if inline and not gt.shape.items else T.TyRef(TArr(fun, SCALAR), span, "%f")
     call = T.TyApp(lifted_result, span, callee, tuple(T.TyRef(t, span, x) for x, t in params))
-    lam = T.TyArray(TArr(lifted, SCALAR), span, (), (T.TyLam(lifted, span, params, call),))
+    prim = g.atoms[0].name if callee is g and isinstance(g, T.TyArray) else None
+    lam = T.TyArray(TArr(lifted, SCALAR), span, (), (T.TyLam(lifted, span, params, call, prim),))
     if callee is g:
         return lam
     outer_type = TFun((TArr(fun, SCALAR),), TArr(lifted, SCALAR))

@@ -138,6 +138,13 @@ class PrimContext:
         return first
 
 
+def compact(arr: np.ndarray) -> np.ndarray:
+    """A view of ``arr`` with every broadcast (stride-0) axis cut down to length 1."""
+    if not any(s == 0 and n > 1 for s, n in zip(arr.strides, arr.shape)):
+        return arr
+    return arr[tuple(slice(0, 1) if s == 0 and n > 1 else slice(None) for s, n in zip(arr.strides, arr.shape))]
+
+
 def check_size(atoms: int, itemsize: int, what: str, span: Span | None, run: RunConfig) -> None:
     if atoms * itemsize > run.max_bytes:
         raise RemoraRuntimeError(

@@ -102,6 +102,8 @@ class TyPrim(TyNode):
 class TyLam(TyNode):
     params: tuple[tuple[str, Type], ...]
     body: TyExpr
+    #: set on the wrapper inference makes to lift a primitive over a frame (that primitive's name)
+    lifts: str | None = None
 
 
 @dataclass(eq=False)

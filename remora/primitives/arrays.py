@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 
+from ..runtime import compact
 from ..values import BoxValue, PrimFn
 from .registry import primitive
 
@@ -85,9 +86,12 @@ def _length(ctx, xs):
 def _index(ctx, xs, i):
     r = _axis(ctx)
     d = xs.shape[r]
-    if i.size and (np.min(i) < 0 or np.max(i) >= d):
-        bad = int(i.ravel()[np.argmax((i.ravel() < 0) | (i.ravel() >= d))])
+    small = compact(i)  # one entry where every cell uses the same index
+    if small.size and (np.min(small) < 0 or np.max(small) >= d):
+        bad = int(small.ravel()[np.argmax((small.ravel() < 0) | (small.ravel() >= d))])
         ctx.error(f"index {bad} is out of range for {d} items")
+    if small.size == 1:
+        return _item(xs, r, int(small.ravel()[0]))
     idx = i.reshape(i.shape + (1,) * (xs.ndim - r))
     return np.take_along_axis(xs, np.broadcast_to(idx, xs.shape[:r] + (1,) + xs.shape[r + 1:]), axis=r)[
         (slice(None),) * r + (0,)
@@ -119,7 +123,8 @@ def _rotate(ctx, xs, n):
     d = xs.shape[r]
     if d == 0 or n.size == 0:
         return xs
-    lo, hi = int(np.min(n)), int(np.max(n))
+    small = compact(n)
+    lo, hi = int(np.min(small)), int(np.max(small))
     if lo == hi:
         return np.roll(xs, -(lo % d), axis=r)
     idx = (np.arange(d) + n[..., None]) % d
@@ -148,10 +153,16 @@ def assoc_reduce(ufunc, xs: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _ufunc_of(ctx, f):
-    """The NumPy ufunc equal to ``f`` when every function in the frame is one associative primitive."""
+    """The NumPy ufunc equal to ``f`` when every function in the frame is one associative
+    primitive — possibly lifted over a frame by inference, which keeps it elementwise."""
     fn = ctx.uniform_function(f)
-    if isinstance(fn, PrimFn) and fn.prim.ufunc is not None:
+    if isinstance(fn, PrimFn):
         return fn.prim.ufunc
+    lifted = getattr(getattr(fn, "lam", None), "lifts", None)
+    if lifted is not None:
+        from . import PRIMITIVES
+
+        return PRIMITIVES[lifted].ufunc
     return None
 
 

@@ -1,0 +1,147 @@
+"""``python -m bench [--quick | --sweep] [--reference] [--only NAME ...] [--write FILE]``
+
+For each workload of ``bench/programs.py``: run the Remora program (whole-frame engine) and
+the idiomatic NumPy version side by side in this process, check that they agree, and print
+the Remora evaluation time, the check+erase time, the NumPy time, their ratio, and the peak
+memory of each.  Method as in ../shared/notes.md §6: minimum of at least 5 runs with the
+garbage collector off; memory by tracemalloc in a separate run.
+
+- default: the large size of each workload (NumPy ≈ 0.1–1 s);
+- ``--quick``: the small sizes, correctness only (well under a minute; CI runs it);
+- ``--sweep``: every size of each workload's geometric sweep, to see the ratio as size grows;
+- ``--reference``: also time the reference engine against the default engine at 10⁵ cells
+  (or the workload's nearest sweep size).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from .harness import best_time, peak_memory, prepare
+from .programs import WORKLOADS, Workload
+
+
+def agree(got, want, rtol: float) -> bool:
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape:
+        return False
+    if got.dtype.kind == "f" or want.dtype.kind == "f":
+        return bool(np.allclose(got, want, rtol=rtol, atol=1e-9))
+    return bool(np.array_equal(got, want))
+
+
+def measure(w: Workload, n: int, timing: bool, repeat: int = 5) -> dict:
+    inputs = w.inputs(n)
+    start = time.perf_counter()
+    prepared = prepare(w.source, **inputs)
+    check = time.perf_counter() - start
+    run = prepared.runner("frames")
+    got, want = run(), w.numpy(**inputs)
+    if not agree(got, want, w.rtol):
+        raise AssertionError(f"{w.name} at n={n}: Remora and NumPy disagree")
+    row = {"name": w.name, "n": n, "check": check, "ok": True}
+    if timing:
+        row["remora"] = best_time(run, repeat)
+        row["numpy"] = best_time(lambda: w.numpy(**inputs), repeat)
+        row["ratio"] = row["remora"] / row["numpy"]
+        row["mem_remora"] = peak_memory(run)
+        row["mem_numpy"] = peak_memory(lambda: w.numpy(**inputs))
+    return row
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:9.1f}"
+
+
+def _mb(nbytes: int) -> str:
+    return f"{nbytes / 2**20:8.1f}"
+
+
+HEADER = (
+    f"{'workload':<20}{'size':>10}{'remora ms':>11}{'check ms':>10}{'numpy ms':>10}{'ratio':>8}"
+    f"{'remora MB':>11}{'numpy MB':>10}"
+)
+
+
+def format_row(r: dict) -> str:
+    if "remora" not in r:
+        return f"{r['name']:<20}{r['n']:>10}{'ok':>11}{_ms(r['check']):>10}"
+    return (
+        f"{r['name']:<20}{r['n']:>10}{_ms(r['remora']):>11}{_ms(r['check']):>10}{_ms(r['numpy']):>10}"
+        f"{r['ratio']:>7.2f}×{_mb(r['mem_remora']):>11}{_mb(r['mem_numpy']):>10}"
+    )
+
+
+def reference_rows(selected: list[Workload]) -> list[str]:
+    """Default engine against the reference engine at about 10⁵ cells."""
+    lines = [f"{'workload':<20}{'size':>10}{'default ms':>12}{'reference ms':>14}{'speed-up':>10}"]
+    for w in selected:
+        n = min(w.sweep, key=lambda s: abs(_cells(w, s) - 100_000))
+        prepared = prepare(w.source, **w.inputs(n))
+        fast = best_time(prepared.runner("frames"), 3)
+        slow = best_time(prepared.runner("reference"), 1)
+        lines.append(f"{w.name:<20}{n:>10}{_ms(fast):>12}{_ms(slow):>14}{slow / fast:>9.0f}×")
+    return lines
+
+
+def _cells(w: Workload, n: int) -> int:
+    """How many cells the workload's main frame has at size n (its largest input's atom count)."""
+    return max(np.size(v) for v in w.inputs(n).values())
+
+
+def machine() -> str:
+    cpus = os.cpu_count()
+    return f"{platform.machine()}, {cpus} cores, Python {platform.python_version()}, NumPy {np.__version__}"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="small sizes, correctness only")
+    mode.add_argument("--sweep", action="store_true", help="every size of each workload's sweep")
+    parser.add_argument("--reference", action="store_true", help="also compare with the reference engine")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these workloads")
+    parser.add_argument("--write", metavar="FILE", help="also write the tables as Markdown to FILE")
+    args = parser.parse_args(argv)
+    selected = [w for w in WORKLOADS if not args.only or w.name in args.only]
+    lines = [f"# {datetime.date.today()}  {machine()}", f"# python -m bench {' '.join(argv)}".rstrip(), HEADER]
+    print("\n".join(lines), flush=True)
+    rows = []
+    for w in selected:
+        sizes = [w.quick] if args.quick else list(w.sweep) if args.sweep else [w.large]
+        for n in sizes:
+            row = measure(w, n, timing=not args.quick)
+            rows.append(row)
+            lines.append(format_row(row))
+            print(lines[-1], flush=True)
+    if not args.quick:
+        ratios = [r["ratio"] for r in rows if "ratio" in r and (args.sweep is False or r["n"] == _largest(r["name"]))]
+        if ratios:
+            summary = f"median ratio {statistics.median(ratios):.2f}×, largest {max(ratios):.2f}×"
+            lines.append(summary)
+            print(summary)
+    if args.reference:
+        ref = reference_rows(selected)
+        lines += [""] + ref
+        print("\n".join([""] + ref))
+    if args.write:
+        with open(args.write, "w", encoding="utf-8") as f:
+            f.write("```\n" + "\n".join(lines) + "\n```\n")
+    return 0
+
+
+def _largest(name: str) -> int:
+    return max(next(w for w in WORKLOADS if w.name == name).sweep)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -9,6 +9,7 @@ axis).  Signatures are written as in Fig. 2; the registry adds the quantifiers.
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -139,6 +140,52 @@ def _rotate(ctx, xs, n):
 def _transpose(ctx, xs):
     r = _axis(ctx)
     return np.swapaxes(xs, r, r + 1)
+
+
+# --- inner product -----------------------------------------------------------------------
+
+#: Float contractions with at least this many multiply-adds may use BLAS (see _inner).
+BLAS_WORK = 1 << 20
+
+
+@primitive(
+    "inner", "(-> ((Arr x (Shp n)) (Arr x (Shp n))) (Arr x (Shp)))", "n:Dim", overload=frozenset({"Int", "Float"}),
+    doc="(inner a b) is the sum of the products of corresponding items; like reduce, it may reassociate.",
+)
+def _inner(ctx, a, b):
+    r = _axis(ctx)
+    if r and a.dtype.kind == "f" and math.prod(ctx.frame) * a.shape[-1] >= BLAS_WORK:
+        out = _as_matrix_product(a, b, r)
+        if out is not None:
+            return np.broadcast_to(out, ctx.frame)
+    # Each cell's sum in the same order whatever the frame: both engines agree exactly.
+    return np.einsum("...i,...i->...", a, b)
+
+
+def _as_matrix_product(a, b, r: int):
+    """Inner products over a frame along whose axes one operand varies and the other is
+    broadcast (the shape of a matrix product, e.g. rows of one matrix against columns of
+    another) as one BLAS matrix product; None when the frame has no such structure."""
+    ca, cb = compact(a), compact(b)
+    va = [ca.shape[j] > 1 for j in range(r)]
+    vb = [cb.shape[j] > 1 for j in range(r)]
+    rows = [j for j in range(r) if va[j] and not vb[j]]
+    cols = [j for j in range(r) if vb[j] and not va[j]]
+    both = [j for j in range(r) if va[j] and vb[j]]
+    if not rows or not cols:
+        return None
+    rest = [j for j in range(r) if not va[j] and not vb[j]]
+    size = lambda axes: math.prod(a.shape[j] if va[j] else b.shape[j] for j in axes)  # noqa: E731
+    # (the other operand's axes have length 1 here and vanish in the reshape)
+    left = ca.transpose(both + rows + cols + rest + [r]).reshape(size(both), size(rows), ca.shape[r])
+    right = cb.transpose(both + cols + rows + rest + [r]).reshape(size(both), size(cols), cb.shape[r])
+    product = np.matmul(left, right.transpose(0, 2, 1))
+    dims = [max(a.shape[j], b.shape[j]) for j in range(r)]
+    product = product.reshape([dims[j] for j in both + rows + cols])
+    order = both + rows + cols
+    product = product.transpose([order.index(j) for j in sorted(order)])
+    shape = [dims[j] if j in order else 1 for j in range(r)]
+    return product.reshape(shape)
 
 
 # --- folds --------------------------------------------------------------------------

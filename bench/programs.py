@@ -326,8 +326,8 @@ def _pathfinder_numpy(wall):
 # --- segmented sums over a vector of boxes ------------------------------------------------------
 
 SEGMENTED = """
-(define rows (filter mask data))
-(unbox (n xs rows) (sum xs))
+(define (keep (m [Bool 64]) (row [Float 64])) (filter m row))
+(unbox (n xs (keep mask data)) (sum xs))
 """
 
 
@@ -351,7 +351,7 @@ TRIANGULAR = """
        a (iota/w x)))))
 (define (row-times (pairs (Arr (Sigma ((k Dim)) (Arr Float (Shp k 2))) (Shp))))
   (unbox (k p pairs)
-    (let ((q (transpose p))) (dot (head q) (tail q)))))
+    (sum ((λ ((pair [Float 2])) (* (index pair 0) (index pair 1))) p))))
 (row-times (lower-rows mat vec))
 """
 

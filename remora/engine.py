@@ -21,6 +21,7 @@ scattered back.
 from __future__ import annotations
 
 import math
+import os
 from typing import NamedTuple
 
 import numpy as np
@@ -29,6 +30,9 @@ from . import erased as E
 from .erase import free_terms
 from .errors import RemoraRuntimeError
 from .primitives import PRIMITIVES
+from .ragged import BoxFrame, NeedGrouping, Ragged, plain
+from .ragged import app as ragged_app
+from .ragged import unbox as ragged_unbox
 from .runtime import (
     Closure,
     compact,
@@ -42,6 +46,11 @@ from .runtime import (
     shape_value,
 )
 from .values import BoxValue, PrimFn
+
+
+#: What makes ragged evaluation give up (it then groups): its own signal, or a ragged length
+#: reaching code that needs one number.
+RAGGED_FALLBACK = (NeedGrouping, TypeError, ValueError, IndexError, AttributeError)
 
 
 class Val(NamedTuple):
@@ -76,7 +85,7 @@ def align(v: Val, m: int, frame_len: int, total_len: int) -> np.ndarray:
     arr, k = v.arr, v.k
     shape = arr.shape
     new = shape[:k] + (1,) * (m - k) + shape[k : k + frame_len] + (1,) * (total_len - frame_len) + shape[k + frame_len :]
-    return arr if new == shape else arr.reshape(new)
+    return arr if new == shape else plain(arr).reshape(new)
 
 
 def extent(values, m: int) -> tuple:
@@ -103,16 +112,18 @@ class Frames:
         self._free: dict[int, frozenset[str]] = {}
         #: i-app results of unbatched abstractions, by (node, abstraction, index values)
         self._instances: dict[tuple, tuple] = {}
+        #: how many ragged unbox evaluations are under way (they may be abandoned)
+        self.ragged_depth = 0
 
     def eval_form(self, form: E.EForm) -> np.ndarray:
         with np.errstate(all="ignore"):
             if isinstance(form, E.EDefine):
-                self.globals[form.name] = self.value(form.value)
-                return self.globals[form.name]
+                self.globals[form.name] = self.ev(form.value, {}, {}, ()).arr  # a BoxFrame stays flat
+                return plain(self.globals[form.name])
             return self.value(form.expr)
 
     def value(self, e: E.EExpr) -> np.ndarray:
-        return self.ev(e, {}, {}, ()).arr
+        return plain(self.ev(e, {}, {}, ()).arr)
 
     # --- expressions ------------------------------------------------------------
 
@@ -164,7 +175,7 @@ class Frames:
             return Val(np.broadcast_to(obj_scalar(cls(a, env, ienv, level)), extent(captured, level)), level)
         if isinstance(a, E.EBox):
             indices = tuple(index_value(i, ienv) for i in a.indices)
-            body = self.ev(a.body, env, ienv, batch)
+            body = _plain(self.ev(a.body, env, ienv, batch))
             if body.k == 0:
                 return Val(obj_scalar(BoxValue(indices, body.arr)), 0)
             small = Val(compact(body.arr), body.k)
@@ -179,7 +190,7 @@ class Frames:
         shape = shape_value(e.shape, ienv)
         if not e.cells:
             return Val(np.empty(shape, dtype=rep_value(e.rep, ienv)), 0)
-        cells = [self.ev(c, env, ienv, batch) for c in e.cells]
+        cells = [_plain(self.ev(c, env, ienv, batch)) for c in e.cells]
         k = max(c.k for c in cells)
         dims = len(shape) - (cells[0].arr.ndim - cells[0].k)
         cell_shape = shape[dims:]
@@ -190,9 +201,16 @@ class Frames:
 
     def app(self, e: E.EApp, env, ienv, batch) -> Val:
         fn = self.ev(e.fn, env, ienv, batch)
-        args = [self.ev(a, env, ienv, batch) for a in e.args]
+        args = [self.ev(a, env, ienv, batch) for a in e.args]  # flat frames of boxes stay flat, for λs
         cells = tuple(shape_value(c, ienv) for c in e.cells)
         result = shape_value(e.result, ienv)
+        if any(type(p.arr) is Ragged for p in args) or type(fn.arr) is Ragged:
+            args = [_plain(a) for a in args]
+            return ragged_app(self, fn, args, cells, result, rep_value(e.rep, ienv), e.span, batch)
+        return self.apply_vals(fn, args, cells, result, rep_value(e.rep, ienv), e.span, batch)
+
+    def apply_vals(self, fn: Val, args: list[Val], cells, result, dtype, span, batch) -> Val:
+        """An application once its function array and arguments are evaluated: lift, then apply."""
         frames = [fn.arr.ndim - fn.k] + [a.arr.ndim - a.k - len(c) for a, c in zip(args, cells)]
         parts = [fn] + args
         widest = max(range(len(parts)), key=lambda i: frames[i])
@@ -205,8 +223,8 @@ class Frames:
         bshape = tuple(batch[:m]) if effectful else np.broadcast_shapes(*(a.shape[:m] for a in aligned))
         tf = bshape + total
         fns = np.broadcast_to(aligned[0], tf)
-        out = self.apply_frame(fns, aligned[1:], tf, cells, result[len(total):], rep_value(e.rep, ienv), e.span)
-        if out.dtype == object and len(tf) > m:
+        out = self.apply_frame(fns, aligned[1:], tf, cells, result[len(total):], dtype, span)
+        if out.dtype == object and len(tf) > m and type(out) is not BoxFrame:
             out = settle(out, m)
         return Val(out, m)
 
@@ -230,10 +248,10 @@ class Frames:
         out = None
         for f, positions in groups.values():
             sel = np.array(positions)
-            sub_args = [np.broadcast_to(a, tf + c).reshape((n,) + c)[sel] for a, c in zip(args, cells)]
+            sub_args = [np.broadcast_to(plain(a), tf + c).reshape((n,) + c)[sel] for a, c in zip(args, cells)]
             if getattr(f, "level", 0):
                 f = restrict_closure(f, tf, sel)
-            part = self.apply_one(f, sub_args, (len(sel),), cells, result_cell, span, dtype)
+            part = plain(self.apply_one(f, sub_args, (len(sel),), cells, result_cell, span, dtype))
             if out is None:
                 out = np.empty((n,) + result_cell, dtype=part.dtype)
             out[sel] = part
@@ -243,16 +261,23 @@ class Frames:
         """One function over the whole frame ``tf``: one primitive call, or one evaluation of a λ body."""
         expected = tf + result_cell
         if isinstance(fn, PrimFn):
+            if fn.prim.effectful and self.ragged_depth:
+                raise NeedGrouping  # an effect must not run in a pass that may be abandoned
             ctx = FrameContext(tf, cells, result_cell, fn.indices, span, self.run, dtype)
             ctx.engine = self
-            full = [a if a.shape == tf + c else np.broadcast_to(a, tf + c) for a, c in zip(args, cells)]
-            out = np.asarray(fn.prim.impl(ctx, *full))
+            full = [a if a.shape == tf + c else np.broadcast_to(a, tf + c) for a, c in zip(map(plain, args), cells)]
+            out = fn.prim.impl(ctx, *full)
+            if type(out) is BoxFrame:
+                return out
+            out = np.asarray(out)
         elif isinstance(fn, Closure) and not isinstance(fn, IClosure):
             # The body runs once over the whole frame; parameters keep their unit axes.
             env = dict(fn.env)
             env.update((p, Val(a, len(tf))) for p, a in zip(fn.lam.params, args))
             r = self.ev(fn.lam.body, env, fn.ienv, tf)
-            out = r.arr if r.arr.shape == expected else np.broadcast_to(align(r, len(tf), 0, 0), expected)
+            if r.arr.shape == expected:
+                return r.arr  # (a BoxFrame passes through whole)
+            out = np.broadcast_to(align(_plain(r), len(tf), 0, 0), expected)
         else:
             raise RemoraRuntimeError("internal error: applied a value that is not a function", span)
         if out.shape != expected:
@@ -280,7 +305,7 @@ class Frames:
                 inst = obj_scalar(PrimFn(first.prim, first.indices + values))
                 result = Val(np.broadcast_to(inst, fn.arr.shape), fn.k)
             else:
-                body = self.instantiate(first, values, batch)
+                body = _plain(self.instantiate(first, values, batch))
                 m = max(fn.k, body.k)
                 result = Val(lift(body, m, batch, 0, frame, cell), m)
             if key and not result.k:
@@ -298,7 +323,7 @@ class Frames:
                 out[idx] = PrimFn(f.prim, f.indices + values)
             else:
                 f = detach_closure(f, idx) if f.level else f
-                out[idx + (Ellipsis,)] = self.instantiate(f, values, ()).arr
+                out[idx + (Ellipsis,)] = plain(self.instantiate(f, values, ()).arr)
         return Val(out, fn.k)
 
     def instantiate(self, f: IClosure, values: tuple, batch: tuple) -> Val:
@@ -311,6 +336,11 @@ class Frames:
         boxed = self.ev(e.boxed, env, ienv, batch)
         body_shape = shape_value(e.body_shape, ienv)
         seen = [env[x] for x in self._free_of(e) if x in env]
+        if type(boxed.arr) is BoxFrame:
+            done = self._unbox_flat(e, env, ienv, boxed, seen, body_shape)
+            if done is not None:
+                return done
+            boxed = _plain(boxed)
         # The body runs over the boxes' frame, below every batch axis it (or a box) varies over.
         m = max([boxed.k] + [v.k for v in seen])
         frame = boxed.arr.shape[boxed.k :]
@@ -325,8 +355,13 @@ class Frames:
         first = own[0].indices
         if all(b.indices == first for b in own):
             return Val(self.unbox_group(e, env, ienv, first, boxes, tf, body_shape), m)
-        # Boxes of different shapes: evaluate the body once per group of equal index components.
         flat = np.broadcast_to(boxes, tf).reshape(-1)
+        try:  # boxes whose leading axes differ: the body once over all of them, laid out flat
+            return Val(ragged_unbox(self, e, env, ienv, flat, tf, body_shape, dtype).reshape(tf + body_shape), m)
+        except RAGGED_FALLBACK:
+            if os.environ.get("REMORA_DEBUG_RAGGED"):
+                raise
+        # Otherwise evaluate the body once per group of boxes with equal index components.
         groups: dict[tuple, list[int]] = {}
         for pos, box in enumerate(flat):
             groups.setdefault(box.indices, []).append(pos)
@@ -341,6 +376,32 @@ class Frames:
             out[sel] = part
         return Val(out.reshape(tf + body_shape), m)
 
+    def _unbox_flat(self, e: E.EUnbox, env, ienv, boxed: Val, seen, body_shape):
+        """unbox straight from a flat frame of boxes, when no broadcasting is needed; else None."""
+        frame = boxed.arr.shape
+        m = max([boxed.k] + [v.k for v in seen])
+        around = extent(seen, m)
+        if m != boxed.k or around not in ((1,) * m, frame[:m]):
+            return None
+        flat: BoxFrame = boxed.arr
+        lengths = flat.lengths
+        if lengths.size and (lengths == lengths[0]).all():  # one shape for all: an ordinary batch
+            k = int(lengths[0])
+            contents = flat.data.reshape(frame + (k,) + flat.data.shape[1:])
+            inner_i = dict(ienv)
+            inner_i[e.index_vars[0]] = k
+            inner = dict(env)
+            inner[e.value_name] = Val(contents, len(frame))
+            r = self.ev(e.body, inner, inner_i, frame)
+            return Val(np.broadcast_to(align(_plain(r), len(frame), 0, 0), frame + body_shape), m)
+        try:
+            out = ragged_unbox(self, e, env, ienv, flat, frame, body_shape, rep_value(e.rep, ienv))
+            return Val(out.reshape(frame + body_shape), m)
+        except RAGGED_FALLBACK:
+            if os.environ.get("REMORA_DEBUG_RAGGED"):
+                raise
+            return None
+
     def unbox_group(self, e: E.EUnbox, env, ienv, indices, boxes: np.ndarray, tf, body_shape) -> np.ndarray:
         """The unbox body over ``boxes`` (an array lining up with the frame ``tf``, possibly with
         unit axes) that all share their index components."""
@@ -350,7 +411,7 @@ class Frames:
         inner_i.update(zip(e.index_vars, indices))
         inner = dict(env)
         inner[e.value_name] = Val(contents, len(tf))
-        r = self.ev(e.body, inner, inner_i, tf)
+        r = _plain(self.ev(e.body, inner, inner_i, tf))
         return np.broadcast_to(align(r, len(tf), 0, 0), tf + body_shape)
 
     def _free_of(self, e: E.EUnbox) -> frozenset[str]:
@@ -358,6 +419,11 @@ class Frames:
         if key not in self._free:
             self._free[key] = frozenset(free_terms(e.body) - {e.value_name})
         return self._free[key]
+
+
+def _plain(v: Val) -> Val:
+    """``v`` with a flat frame of boxes turned into ordinary boxes (for anything but unbox)."""
+    return Val(v.arr.materialize(), v.k) if type(v.arr) is BoxFrame else v
 
 
 def _values_key(values: tuple) -> tuple:
@@ -381,6 +447,7 @@ def _batch_index(arr: np.ndarray, k: int, idx: tuple) -> tuple:
 
 def detach(v: Val, idx: tuple) -> np.ndarray:
     """The plain (unbatched) value of ``v`` at batch position ``idx``."""
+    v = _plain(v)
     cell = v.arr[_batch_index(v.arr, v.k, idx) + (Ellipsis,)]
     if cell.dtype == object:
         cell = _map_objects(cell, lambda f: detach_closure(f, idx) if getattr(f, "level", 0) else f)
@@ -411,6 +478,8 @@ def restrict_env(env: dict, names, tf: tuple, sel: np.ndarray) -> dict:
     out = dict(env)
     for x in names:
         v = env.get(x)
+        if v is not None and type(v.arr) is BoxFrame:
+            v = _plain(v)
         if v is not None and v.k:
             ix = tuple(np.zeros_like(coords[j]) if v.arr.shape[j] == 1 else coords[j] for j in range(v.k))
             out[x] = Val(v.arr[ix], 1)

@@ -16,6 +16,7 @@ renaming to stay apart; the name is only for printing.
 from __future__ import annotations
 
 import itertools
+import operator
 from dataclasses import dataclass
 from typing import Mapping, Union
 
@@ -235,8 +236,16 @@ def show_index(ix: Index, names: Mapping[Var, str] | None = None) -> str:
 # ---------------------------------------------------------------------------
 # Evaluation under an assignment (run time, counterexamples)
 
-def eval_dim(d: Dim, env: Mapping[Var, object]) -> int:
-    return d.const + sum(c * int(env[v]) for v, c in d.terms)  # type: ignore[arg-type]
+def eval_dim(d: Dim, env: Mapping[Var, object]):
+    """The value of ``d``; a variable's value may also be a per-box length vector (ragged evaluation)."""
+    return d.const + sum(c * _dim_value(env[v]) for v, c in d.terms)
+
+
+def _dim_value(x):
+    try:
+        return operator.index(x)  # type: ignore[arg-type]
+    except TypeError:
+        return x
 
 
 def eval_shape(s: Shape, env: Mapping[Var, object]) -> tuple[int, ...]:

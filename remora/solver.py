@@ -7,8 +7,8 @@ index variables under which the two sides differ, for the error message.
 
 Encoding (``../shared/notes.md`` §2): a Dim is an ``Int`` with ``≥ 0``; a Shape is
 a ``Seq(Int)`` whose elements are ``≥ 0``; ``(Shp a b)`` is
-``Concat(Unit(a), Unit(b))``; ``++`` is ``Concat``.  One solver, reused with
-push/pop, a timeout, and memoised answers keyed on the canonical forms.
+``Concat(Unit(a), Unit(b))``; ``++`` is ``Concat``.  A fresh solver per question (so an answer
+depends only on the question), a timeout, and answers memoised on the canonical forms.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ stats = SolverStats()
 @dataclass
 class _Z3:
     z3: Any
-    solver: Any
     consts: dict = field(default_factory=dict)
 
 
@@ -49,15 +48,17 @@ def _get() -> _Z3:
     if _state is None:
         import z3  # lazy: ~50 ms and ~30 MB, paid only when an index question is false
 
-        solver = z3.Solver()
-        solver.set("timeout", TIMEOUT_MS)
-        _state = _Z3(z3, solver)
+        _state = _Z3(z3)
         stats.imported = True
     return _state
 
 
 def z3_loaded() -> bool:
     return _state is not None
+
+
+def _ordered(variables) -> list[Var]:
+    return sorted(variables, key=lambda v: (v.name, v.serial))
 
 
 # ---------------------------------------------------------------------------
@@ -96,7 +97,7 @@ def _domain(st: _Z3, variables: set[Var], bound: int | None) -> list:
     """Every Dim is a natural, every Shape a sequence of naturals (optionally small ones)."""
     z3 = st.z3
     out = []
-    for v in variables:
+    for v in _ordered(variables):  # a fixed order: z3's answers must not depend on set order
         c = _const(st, v)
         if v.sort == "Dim":
             out.append(c >= 0)
@@ -122,20 +123,22 @@ def _model_value(st: _Z3, model, v: Var):
 
 
 def _find(variables: set[Var], build: Callable[[_Z3], Any]) -> dict[Var, object] | None:
-    """An assignment of ``variables`` satisfying ``build``'s formula, small values first."""
+    """An assignment of ``variables`` satisfying ``build``'s formula, small values first.
+
+    A fresh solver each time (only error messages ask): the answer then depends only on the
+    question, never on what an incremental solver learnt from earlier ones.
+    """
     st = _get()
     z3 = st.z3
     for bound in (3, None):
         stats.queries += 1
-        st.solver.push()
-        try:
-            st.solver.add(*_domain(st, variables, bound))
-            st.solver.add(build(st))
-            if st.solver.check() == z3.sat:
-                model = st.solver.model()
-                return {v: _model_value(st, model, v) for v in variables}
-        finally:
-            st.solver.pop()
+        solver = z3.Solver()
+        solver.set("timeout", TIMEOUT_MS)
+        solver.add(*_domain(st, variables, bound))
+        solver.add(build(st))
+        if solver.check() == z3.sat:
+            model = solver.model()
+            return {v: _model_value(st, model, v) for v in _ordered(variables)}
     return None
 
 
@@ -195,19 +198,17 @@ def natural_solutions(equations, variables: set[Var], limit: int) -> list[dict[V
     st = _get()
     z3 = st.z3
     found: list[dict[Var, int]] = []
-    st.solver.push()
-    try:
-        st.solver.add(*_domain(st, variables, None))
-        for a, b in equations:
-            st.solver.add(_dim(st, a) == _dim(st, b))
-        while len(found) < limit:
-            stats.queries += 1
-            if st.solver.check() != z3.sat:
-                break
-            model = st.solver.model()
-            assignment = {v: _model_value(st, model, v) for v in variables}
-            found.append(assignment)
-            st.solver.add(z3.Or(*[_const(st, v) != value for v, value in assignment.items()]))
-    finally:
-        st.solver.pop()
+    solver = z3.Solver()
+    solver.set("timeout", TIMEOUT_MS)
+    solver.add(*_domain(st, variables, None))
+    for a, b in equations:
+        solver.add(_dim(st, a) == _dim(st, b))
+    while len(found) < limit:
+        stats.queries += 1
+        if solver.check() != z3.sat:
+            break
+        model = solver.model()
+        assignment = {v: _model_value(st, model, v) for v in _ordered(variables)}
+        found.append(assignment)
+        solver.add(z3.Or(*[_const(st, v) != value for v, value in assignment.items()]))
     return found

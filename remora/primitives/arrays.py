@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 
+from ..ragged import BoxFrame, Ragged, is_ragged_cell
 from ..runtime import compact
 from ..values import BoxValue, PrimFn
 from .registry import primitive
@@ -75,7 +76,14 @@ def _curtail(ctx, xs):
     return _item(xs, _axis(ctx), slice(None, -1))
 
 
-@primitive("length", "(-> ((Arr t (++ (Shp d) s))) (Arr Int (Shp)))", "d:Dim s:Shape t:Atom", doc="The number of items.")
+def _length_segmented(ctx, xs):
+    return ctx.shape.lengths.copy() if type(xs) is Ragged else NotImplemented
+
+
+@primitive(
+    "length", "(-> ((Arr t (++ (Shp d) s))) (Arr Int (Shp)))", "d:Dim s:Shape t:Atom", doc="The number of items.",
+    segmented=_length_segmented,
+)
 def _length(ctx, xs):
     return np.full(ctx.frame, xs.shape[_axis(ctx)], dtype=np.int64)
 
@@ -148,9 +156,18 @@ def _transpose(ctx, xs):
 BLAS_WORK = 1 << 20
 
 
+def _inner_segmented(ctx, a, b):
+    """Exact Int inner products of ragged vectors in one pass (Floats go box by box)."""
+    if type(a) is not Ragged or type(b) is not Ragged or a.data.dtype.kind == "f":
+        return NotImplemented
+    sums = np.concatenate([[0], np.cumsum(a.data * b.data)])
+    return sums[a.offsets[1:]] - sums[a.offsets[:-1]]
+
+
 @primitive(
     "inner", "(-> ((Arr x (Shp n)) (Arr x (Shp n))) (Arr x (Shp)))", "n:Dim", overload=frozenset({"Int", "Float"}),
     doc="(inner a b) is the sum of the products of corresponding items; like reduce, it may reassociate.",
+    segmented=_inner_segmented,
 )
 def _inner(ctx, a, b):
     r = _axis(ctx)
@@ -213,8 +230,53 @@ def _ufunc_of(ctx, f):
     return None
 
 
+def _fold_segmented(ctx, f, z, xs):
+    """The right fold of every ragged vector at once: step t folds in each box's t-th item from the
+    end, so each box sees exactly the sequence of operations it would alone."""
+    item_cell, acc_cell = ctx.cells[2][1:], ctx.cells[1]
+    if type(xs) is not Ragged or is_ragged_cell(item_cell) or is_ragged_cell(acc_cell):
+        return NotImplemented
+    ufunc = _ufunc_of(ctx, f) if tuple(acc_cell) == tuple(item_cell) else None
+    # Longest boxes first, so the boxes still folding at step t are a prefix.
+    order = np.argsort(-xs.lengths, kind="stable")
+    descending = -xs.lengths[order]
+    last = xs.offsets[:-1][order] - descending - 1  # each box's last item
+    acc = np.array(z)[order]
+    fns = f[order] if ufunc is None else None
+    for t in range(int(-descending[0]) if len(descending) else 0):
+        live = int(np.searchsorted(descending, -t, side="left"))  # boxes with more than t items
+        items = xs.data[last[:live] - t]
+        if ufunc is not None:
+            acc[:live] = ufunc(acc[:live], items)
+        else:
+            acc[:live] = ctx.apply(fns[:live], [items, acc[:live]], (item_cell, acc_cell), acc_cell)
+    out = np.empty_like(acc)
+    out[order] = acc
+    return out
+
+
+def _reduce_segmented(ctx, f, xs):
+    """Exact (Int, Bool) reductions in one call; other functions as left folds stepped together."""
+    cell = ctx.cells[1][1:]
+    if type(xs) is not Ragged or is_ragged_cell(cell):
+        return NotImplemented
+    ufunc = _ufunc_of(ctx, f)
+    if ufunc is not None:
+        if xs.data.dtype.kind == "f":
+            return NotImplemented  # Floats reduce pairwise, box by box
+        return ufunc.reduceat(xs.data, xs.offsets[:-1], axis=0)
+    lengths, offsets = xs.lengths, xs.offsets
+    acc = np.array(xs.data[offsets[:-1]])
+    for j in range(1, int(lengths.max()) if len(lengths) else 0):
+        active = np.nonzero(lengths > j)[0]
+        items = xs.data[offsets[active] + j]
+        acc[active] = ctx.apply(f[active], [acc[active], items], (cell, cell), cell)
+    return acc
+
+
 @primitive(
     "fold", "(-> ((Arr (-> ((Arr t s) T) T) (Shp)) T (Arr t (++ (Shp d) s))) T)", "d:Dim s:Shape t:Atom T:Array",
+    segmented=_fold_segmented,
     doc="(fold f z xs) is the right fold (f x1 (f x2 … (f xn z))); f takes (item, accumulator).",
 )
 def _fold(ctx, f, z, xs):
@@ -236,7 +298,7 @@ def _fold(ctx, f, z, xs):
 
 @primitive(
     "reduce", "(-> ((Arr (-> ((Arr t s) (Arr t s)) (Arr t s)) (Shp)) (Arr t (++ (Shp (+ 1 d)) s))) (Arr t s))",
-    "d:Dim s:Shape t:Atom",
+    "d:Dim s:Shape t:Atom", segmented=_reduce_segmented,
     doc="(reduce f xs) combines the items left to right, (f (f x1 x2) x3) …; may reassociate.",
 )
 def _reduce(ctx, f, xs):
@@ -298,12 +360,24 @@ def _ravel(ctx, xs):
     return per_cell(ctx, make)
 
 
+def _kept_items(xs: np.ndarray, bs: np.ndarray, lead: int) -> np.ndarray:
+    """The items of ``xs`` flagged in ``bs`` (its first ``lead`` axes), in row-major order."""
+    rest = xs.shape[lead:]
+    if 0 < math.prod(rest) <= 8:  # narrow items: select each component (faster on strided views)
+        parts = [xs[(Ellipsis,) + idx][bs] for idx in np.ndindex(*rest)]
+        return np.stack(parts, axis=-1).reshape((-1,) + rest)
+    return xs[np.nonzero(bs)]
+
+
 @primitive(
     "filter", "(-> ((Arr Bool (Shp d)) (Arr t (++ (Shp d) s))) (Arr (Sigma ((k Dim)) (Arr t (++ (Shp k) s))) (Shp)))",
     "d:Dim s:Shape t:Atom",
     doc="(filter bs xs): a box holding the items of xs whose flag in bs is #t.",
 )
 def _filter(ctx, bs, xs):
+    if ctx.frame and xs.dtype != object:  # all the frame's boxes in one flat buffer
+        return BoxFrame(ctx.frame, _kept_items(xs, bs, len(ctx.frame) + 1), bs.sum(axis=-1))
+
     def make(idx):
         kept = xs[idx][bs[idx]]
         return BoxValue((kept.shape[0],), kept)
@@ -328,6 +402,15 @@ def _iota(ctx, shp):
     doc="(iota/v n): a box holding the vector 0 … n-1.",
 )
 def _iota_v(ctx, n):
+    if ctx.frame:  # all the frame's vectors 0 … k-1 in one flat buffer
+        lengths = np.ascontiguousarray(n, dtype=np.int64).reshape(-1)
+        if lengths.size and lengths.min() < 0:
+            ctx.error(f"iota/v: negative length {int(lengths.min())}")
+        total = int(lengths.sum())
+        ctx.check_size(total, "iota/v")
+        starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+        return BoxFrame(ctx.frame, np.arange(total, dtype=np.int64) - starts, lengths)
+
     def make(idx):
         (k,) = _checked_dims(ctx, n[idx], "iota/v")
         return BoxValue((k,), np.arange(k, dtype=np.int64))

@@ -44,6 +44,8 @@ class Primitive:
     effectful: bool = False
     #: False for primitives registered from Python at run time (remora.register).
     builtin: bool = True
+    #: Optional implementation over ragged boxes (see remora/ragged.py); NotImplemented declines.
+    segmented: Optional[Callable] = None
     _type: Optional[Type] = field(default=None, repr=False)
     _overload_var: Optional[Var] = field(default=None, repr=False)
 

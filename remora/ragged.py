@@ -260,6 +260,8 @@ def _consumed(engine, parts, cellz, result, dtype, span, shape: Ragged):
     if seg_impl is not None:
         out = seg_impl(ctx, *[p.arr if type(p.arr) is Ragged else _whole_box(p, shape) for p in parts[1:]])
         if out is not NotImplemented:
+            if type(out) is Ragged and not np.array_equal(out.lengths, shape.lengths):
+                raise NeedGrouping
             return Val(out, 1)
     return Val(_per_box(ctx, f, parts[1:]), 1)
 

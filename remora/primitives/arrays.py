@@ -101,6 +101,9 @@ def _index(ctx, xs, i):
         ctx.error(f"index {bad} is out of range for {d} items")
     if small.size == 1:
         return _item(xs, r, int(small.ravel()[0]))
+    whole = compact(xs)
+    if r and all(n == 1 for n in whole.shape[:r]):  # one array indexed at each cell's position
+        return np.take(whole[(0,) * r], i, axis=0)
     idx = i.reshape(i.shape + (1,) * (xs.ndim - r))
     return np.take_along_axis(xs, np.broadcast_to(idx, xs.shape[:r] + (1,) + xs.shape[r + 1:]), axis=r)[
         (slice(None),) * r + (0,)
@@ -247,7 +250,7 @@ def _fold_segmented(ctx, f, z, xs):
         live = int(np.searchsorted(descending, -t, side="left"))  # boxes with more than t items
         items = xs.data[last[:live] - t]
         if ufunc is not None:
-            acc[:live] = ufunc(acc[:live], items)
+            ufunc(acc[:live], items, out=acc[:live])
         else:
             acc[:live] = ctx.apply(fns[:live], [items, acc[:live]], (item_cell, acc_cell), acc_cell)
     out = np.empty_like(acc)
@@ -432,8 +435,16 @@ def _iota_s(ctx):
     return _iota_of_shape(ctx, tuple(ctx.indices[0]))
 
 
+def _iota_w_segmented(ctx, xs):
+    """0 … k-1 for every ragged vector at once."""
+    if type(xs) is not Ragged or xs.data.ndim != 1:
+        return NotImplemented
+    starts = np.repeat(xs.offsets[:-1], xs.lengths)
+    return Ragged(np.arange(len(xs.data), dtype=np.int64) - starts, xs.lengths)
+
+
 @primitive(
-    "iota/w", "(-> ((Arr t s)) (Arr Int s))", "s:Shape t:Atom",
+    "iota/w", "(-> ((Arr t s)) (Arr Int s))", "s:Shape t:Atom", segmented=_iota_w_segmented,
     doc="(iota/w xs): 0, 1, 2, … in the shape of xs (a shape witness).",
 )
 def _iota_w(ctx, xs):

@@ -208,15 +208,48 @@ def _as_matrix_product(a, b, r: int):
     return product.reshape(shape)
 
 
+def _total_segmented(ctx, xs):
+    if type(xs) is not Ragged:
+        return NotImplemented
+    if xs.data.dtype.kind != "f":  # exact in any order: one call
+        sums = np.concatenate([np.zeros((1,) + xs.data.shape[1:], xs.data.dtype), np.cumsum(xs.data, axis=0)])
+        return sums[xs.offsets[1:]] - sums[xs.offsets[:-1]]
+    return _by_length(xs, lambda rows: assoc_reduce(np.add, rows, 1))
+
+
+@primitive(
+    "total", "(-> ((Arr x (Shp n))) (Arr x (Shp)))", "n:Dim", overload=frozenset({"Int", "Float"}),
+    segmented=_total_segmented,
+    doc="(total xs) is the sum of the items of a vector, 0 for an empty one; like reduce, it may reassociate.",
+)
+def _total(ctx, xs):
+    return assoc_reduce(np.add, xs, _axis(ctx))
+
+
 # --- folds --------------------------------------------------------------------------
 
 
 def assoc_reduce(ufunc, xs: np.ndarray, axis: int) -> np.ndarray:
-    """``ufunc`` folded over ``axis`` in one call.  Floats are reduced along a contiguous last
-    axis, so each cell's result is the same whatever frame surrounds it (both engines agree)."""
-    if xs.dtype.kind == "f":
+    """``ufunc`` folded over ``axis`` in one call.  Float sums and products are reduced along a
+    contiguous last axis, so each cell's rounding is the same whatever frame surrounds it (both
+    engines agree); everything else (Int, Bool, min, max) is exact in any order."""
+    if xs.dtype.kind == "f" and ufunc in (np.add, np.multiply):
         return ufunc.reduce(np.ascontiguousarray(np.moveaxis(xs, axis, -1)), axis=-1)
     return ufunc.reduce(xs, axis=axis)
+
+
+def _by_length(xs: Ragged, reduce_rows) -> np.ndarray:
+    """``reduce_rows`` (on a (boxes, length, …) block) for every ragged box, boxes of one length
+    together: each box is reduced exactly as it would be alone."""
+    out = None
+    for length in np.unique(xs.lengths):
+        boxes = np.nonzero(xs.lengths == length)[0]
+        rows = xs.data[xs.offsets[boxes][:, None] + np.arange(length)]
+        part = reduce_rows(rows)
+        if out is None:
+            out = np.empty((xs.boxes,) + part.shape[1:], dtype=part.dtype)
+        out[boxes] = part
+    return out
 
 
 def _ufunc_of(ctx, f):
@@ -265,8 +298,8 @@ def _reduce_segmented(ctx, f, xs):
         return NotImplemented
     ufunc = _ufunc_of(ctx, f)
     if ufunc is not None:
-        if xs.data.dtype.kind == "f":
-            return NotImplemented  # Floats reduce pairwise, box by box
+        if xs.data.dtype.kind == "f" and ufunc in (np.add, np.multiply):
+            return _by_length(xs, lambda rows: assoc_reduce(ufunc, rows, 1))  # pairwise, box by box
         return ufunc.reduceat(xs.data, xs.offsets[:-1], axis=0)
     lengths, offsets = xs.lengths, xs.offsets
     acc = np.array(xs.data[offsets[:-1]])

@@ -5,7 +5,7 @@ checking, the signature-cache lookup, the engine's walk over the erased applicat
 copying the result out.  Timing: time.perf_counter, garbage collection off while timing,
 the minimum over REPEATS runs of N calls each.
 
-Run:  python bench/api_overhead.py [N] [REPEATS]
+Run:  python -m bench api [N] [REPEATS]   (or python bench/api_overhead.py [N] [REPEATS])
 """
 
 from __future__ import annotations
@@ -44,9 +44,10 @@ def best_per_call(fn, arg, n: int, repeats: int) -> float:
     return best
 
 
-def main(argv: list[str]) -> None:
-    n = int(argv[1]) if len(argv) > 1 else 2000
-    repeats = max(5, int(argv[2]) if len(argv) > 2 else 7)
+def main(argv: list[str]) -> int:
+    """``argv``: [N [REPEATS]] (without the program name)."""
+    n = int(argv[0]) if len(argv) > 0 else 2000
+    repeats = max(5, int(argv[1]) if len(argv) > 1 else 7)
 
     norm = remora.function(NORM)
     x = np.array([3.0, 4.0, 12.0])
@@ -72,7 +73,8 @@ def main(argv: list[str]) -> None:
     print(f"1000x3 batch of norms remora.function: {t_remora_batch * 1e6:9.2f} us/call")
     print(f"1000x3 batch of norms numpy:           {t_numpy_batch * 1e6:9.2f} us/call")
     print(f"1000x3 batch of norms ratio remora/numpy: {t_remora_batch / t_numpy_batch:7.1f}x")
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    sys.exit(main(sys.argv[1:]))

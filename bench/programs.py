@@ -371,7 +371,7 @@ def _triangular_numpy(mat, vec):
 
 
 WORKLOADS: list[Workload] = [
-    Workload("dot product", DOT, _dot_inputs, lambda a, b: a @ b, 10_000, 20_000_000, (10**4, 10**5, 10**6, 10**7)),
+    Workload("dot product", DOT, _dot_inputs, lambda a, b: a @ b, 10_000, 20_000_000, (10**4, 10**5, 10**6, 10**7, 2 * 10**7)),
     Workload("matrix product", MATMUL, _matmul_inputs, lambda a, b: a @ b, 64, 1024, (64, 128, 256, 512, 1024)),
     Workload("batched softmax", SOFTMAX, _softmax_inputs, _softmax_numpy, 1_000, 400_000, (10**3, 10**4, 10**5, 4 * 10**5)),
     Workload("pairwise L1", L1, _l1_inputs, _l1_numpy, 100, 1_000, (100, 200, 400, 1000)),

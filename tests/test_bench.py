@@ -1,0 +1,28 @@
+"""The benchmark runner's quick modes run in CI as smoke tests: every workload's Remora program
+agrees with its NumPy version (no timing is asserted — these machines are shared and noisy)."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import workloads  # noqa: E402
+from bench.programs import WORKLOADS  # noqa: E402
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
+def test_workload_agrees_with_numpy_at_quick_size(workload):
+    row = workloads.measure(workload, workload.quick, timing=False)
+    assert row["ok"]
+
+
+def test_quick_mode_runs(capsys):
+    assert workloads.main(["--quick", "--only", "dot product"]) == 0
+    assert "dot product" in capsys.readouterr().out
+
+
+def test_every_workload_has_a_sweep_ending_at_its_large_size():
+    for w in WORKLOADS:
+        assert w.sweep == tuple(sorted(w.sweep)) and w.sweep[-1] == w.large, w.name

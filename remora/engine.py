@@ -67,6 +67,21 @@ def obj_scalar(x) -> np.ndarray:
     return a
 
 
+def spread(arr: np.ndarray, shape: tuple) -> np.ndarray:
+    """``numpy.broadcast_to``, without its cost when nothing needs to change."""
+    return arr if arr.shape == shape else np.broadcast_to(arr, shape)
+
+
+def joint(*shapes: tuple) -> tuple:
+    """The broadcast of equally long shapes (each axis: its length, or 1 where nothing varies)."""
+    out = list(shapes[0])
+    for other in shapes[1:]:
+        for j, n in enumerate(other):
+            if n != 1:
+                out[j] = n
+    return tuple(out)
+
+
 def lift(v: Val, m: int, batch: tuple, frame_len: int, total: tuple, cell: tuple) -> np.ndarray:
     """View ``v`` (logical frame of ``frame_len`` axes, then ``cell``) at ``batch[:m] + total + cell``."""
     arr = v.arr
@@ -75,7 +90,7 @@ def lift(v: Val, m: int, batch: tuple, frame_len: int, total: tuple, cell: tuple
         return arr
     frame = arr.shape[v.k : v.k + frame_len]
     shaped = arr.reshape(arr.shape[: v.k] + (1,) * (m - v.k) + frame + (1,) * (len(total) - frame_len) + cell)
-    return np.broadcast_to(shaped, target)
+    return spread(shaped, target)
 
 
 def align(v: Val, m: int, frame_len: int, total_len: int) -> np.ndarray:
@@ -91,7 +106,7 @@ def align(v: Val, m: int, frame_len: int, total_len: int) -> np.ndarray:
 def extent(values, m: int) -> tuple:
     """The batch shape over which some of ``values`` vary (1 where none does), over ``m`` axes."""
     shapes = [v.arr.shape[: v.k] + (1,) * (m - v.k) for v in values if v.k]
-    return np.broadcast_shapes(*shapes) if shapes else (1,) * m
+    return joint(*shapes) if shapes else (1,) * m
 
 
 class FrameContext(PrimContext):
@@ -172,7 +187,7 @@ class Frames:
             level = max((v.k for v in captured), default=0)
             cls = IClosure if isinstance(a, E.EILam) else Closure
             # One closure; as a value it varies wherever what it captured varies.
-            return Val(np.broadcast_to(obj_scalar(cls(a, env, ienv, level)), extent(captured, level)), level)
+            return Val(spread(obj_scalar(cls(a, env, ienv, level)), extent(captured, level)), level)
         if isinstance(a, E.EBox):
             indices = tuple(index_value(i, ienv) for i in a.indices)
             body = _plain(self.ev(a.body, env, ienv, batch))
@@ -187,7 +202,7 @@ class Frames:
         raise TypeError(f"not an erased atom: {a!r}")
 
     def frame(self, e: E.EFrame, env, ienv, batch) -> Val:
-        shape = shape_value(e.shape, ienv)
+        shape = _shape(e, "shape", ienv)
         if not e.cells:
             return Val(np.empty(shape, dtype=rep_value(e.rep, ienv)), 0)
         cells = [_plain(self.ev(c, env, ienv, batch)) for c in e.cells]
@@ -195,15 +210,18 @@ class Frames:
         dims = len(shape) - (cells[0].arr.ndim - cells[0].k)
         cell_shape = shape[dims:]
         bshape = extent(cells, k)
-        lifted = [np.broadcast_to(align(c, k, 0, 0), bshape + cell_shape) for c in cells]
+        if len(cells) == 1:  # [e]: one more axis, no copy
+            one = spread(align(cells[0], k, 0, 0), bshape + cell_shape)
+            return Val(one.reshape(bshape + shape), k)
+        lifted = [spread(align(c, k, 0, 0), bshape + cell_shape) for c in cells]
         stacked = np.stack(lifted, axis=k)
         return Val(stacked.reshape(bshape + shape), k)
 
     def app(self, e: E.EApp, env, ienv, batch) -> Val:
         fn = self.ev(e.fn, env, ienv, batch)
         args = [self.ev(a, env, ienv, batch) for a in e.args]  # flat frames of boxes stay flat, for λs
-        cells = tuple(shape_value(c, ienv) for c in e.cells)
-        result = shape_value(e.result, ienv)
+        cells = _cells(e, ienv)
+        result = _shape(e, "result", ienv)
         if any(type(p.arr) is Ragged for p in args) or type(fn.arr) is Ragged:
             args = [_plain(a) for a in args]
             return ragged_app(self, fn, args, cells, result, rep_value(e.rep, ienv), e.span, batch)
@@ -220,9 +238,9 @@ class Frames:
         aligned = [align(p, m, f, len(total)) for p, f in zip(parts, frames)]
         # The application runs over the batch axes where some participant varies (and, for an
         # effect, over all of them: once per cell), then the principal frame.
-        bshape = tuple(batch[:m]) if effectful else np.broadcast_shapes(*(a.shape[:m] for a in aligned))
+        bshape = tuple(batch[:m]) if effectful else joint(*(a.shape[:m] for a in aligned))
         tf = bshape + total
-        fns = np.broadcast_to(aligned[0], tf)
+        fns = spread(aligned[0], tf)
         out = self.apply_frame(fns, aligned[1:], tf, cells, result[len(total):], dtype, span)
         if out.dtype == object and len(tf) > m and type(out) is not BoxFrame:
             out = settle(out, m)
@@ -248,7 +266,7 @@ class Frames:
         out = None
         for f, positions in groups.values():
             sel = np.array(positions)
-            sub_args = [np.broadcast_to(plain(a), tf + c).reshape((n,) + c)[sel] for a, c in zip(args, cells)]
+            sub_args = [spread(plain(a), tf + c).reshape((n,) + c)[sel] for a, c in zip(args, cells)]
             if getattr(f, "level", 0):
                 f = restrict_closure(f, tf, sel)
             part = plain(self.apply_one(f, sub_args, (len(sel),), cells, result_cell, span, dtype))
@@ -265,7 +283,7 @@ class Frames:
                 raise NeedGrouping  # an effect must not run in a pass that may be abandoned
             ctx = FrameContext(tf, cells, result_cell, fn.indices, span, self.run, dtype)
             ctx.engine = self
-            full = [a if a.shape == tf + c else np.broadcast_to(a, tf + c) for a, c in zip(map(plain, args), cells)]
+            full = [a if a.shape == tf + c else spread(a, tf + c) for a, c in zip(map(plain, args), cells)]
             out = fn.prim.impl(ctx, *full)
             if type(out) is BoxFrame:
                 return out
@@ -277,19 +295,19 @@ class Frames:
             r = self.ev(fn.lam.body, env, fn.ienv, tf)
             if r.arr.shape == expected:
                 return r.arr  # (a BoxFrame passes through whole)
-            out = np.broadcast_to(align(_plain(r), len(tf), 0, 0), expected)
+            out = spread(align(_plain(r), len(tf), 0, 0), expected)
         else:
             raise RemoraRuntimeError("internal error: applied a value that is not a function", span)
         if out.shape != expected:
-            out = np.broadcast_to(out, expected)
+            out = spread(out, expected)
         return out
 
     # --- index application and unboxing -------------------------------------------------
 
     def iapp(self, e: E.EIApp, env, ienv, batch) -> Val:
         fn = self.ev(e.fn, env, ienv, batch)
-        values = tuple(iapp_arg_value(a, ienv) for a in e.args)
-        result = shape_value(e.result, ienv)
+        values = _iapp_values(e, ienv)
+        result = _shape(e, "result", ienv)
         frame = fn.arr.shape[fn.k :]
         cell = result[len(frame) :]
         atoms = fn.arr.reshape(-1)
@@ -303,7 +321,7 @@ class Frames:
                 return hit[1]
             if isinstance(first, PrimFn):
                 inst = obj_scalar(PrimFn(first.prim, first.indices + values))
-                result = Val(np.broadcast_to(inst, fn.arr.shape), fn.k)
+                result = Val(spread(inst, fn.arr.shape), fn.k)
             else:
                 body = _plain(self.instantiate(first, values, batch))
                 m = max(fn.k, body.k)
@@ -315,7 +333,7 @@ class Frames:
             return result
         # Different abstractions (or none): instantiate each cell on its own.
         shape = tuple(batch[: fn.k]) + frame
-        full = np.broadcast_to(fn.arr, shape)
+        full = spread(fn.arr, shape)
         out = np.empty(shape + cell, dtype=rep_value(e.rep, ienv))
         for idx in np.ndindex(*shape):
             f = full[idx]
@@ -334,7 +352,7 @@ class Frames:
 
     def unbox(self, e: E.EUnbox, env, ienv, batch) -> Val:
         boxed = self.ev(e.boxed, env, ienv, batch)
-        body_shape = shape_value(e.body_shape, ienv)
+        body_shape = _shape(e, "body_shape", ienv)
         seen = [env[x] for x in self._free_of(e) if x in env]
         if type(boxed.arr) is BoxFrame:
             done = self._unbox_flat(e, env, ienv, boxed, seen, body_shape)
@@ -346,7 +364,7 @@ class Frames:
         frame = boxed.arr.shape[boxed.k :]
         boxes = align(boxed, m, len(frame), len(frame))
         boxes = compact(boxes[(slice(None),) * m]) if m else boxes  # batch axes the boxes don't vary over: 1
-        bshape = np.broadcast_shapes(boxes.shape[:m], extent(seen, m))
+        bshape = joint(boxes.shape[:m], extent(seen, m))
         tf = bshape + frame
         dtype = rep_value(e.rep, ienv)
         if math.prod(tf) == 0:
@@ -355,7 +373,7 @@ class Frames:
         first = own[0].indices
         if all(b.indices == first for b in own):
             return Val(self.unbox_group(e, env, ienv, first, boxes, tf, body_shape), m)
-        flat = np.broadcast_to(boxes, tf).reshape(-1)
+        flat = spread(boxes, tf).reshape(-1)
         try:  # boxes whose leading axes differ: the body once over all of them, laid out flat
             return Val(ragged_unbox(self, e, env, ienv, flat, tf, body_shape, dtype).reshape(tf + body_shape), m)
         except RAGGED_FALLBACK:
@@ -393,7 +411,7 @@ class Frames:
             inner = dict(env)
             inner[e.value_name] = Val(contents, len(frame))
             r = self.ev(e.body, inner, inner_i, frame)
-            return Val(np.broadcast_to(align(_plain(r), len(frame), 0, 0), frame + body_shape), m)
+            return Val(spread(align(_plain(r), len(frame), 0, 0), frame + body_shape), m)
         try:
             out = ragged_unbox(self, e, env, ienv, flat, frame, body_shape, rep_value(e.rep, ienv))
             return Val(out.reshape(frame + body_shape), m)
@@ -412,13 +430,42 @@ class Frames:
         inner = dict(env)
         inner[e.value_name] = Val(contents, len(tf))
         r = _plain(self.ev(e.body, inner, inner_i, tf))
-        return np.broadcast_to(align(r, len(tf), 0, 0), tf + body_shape)
+        return spread(align(r, len(tf), 0, 0), tf + body_shape)
 
     def _free_of(self, e: E.EUnbox) -> frozenset[str]:
         key = id(e)
         if key not in self._free:
             self._free[key] = frozenset(free_terms(e.body) - {e.value_name})
         return self._free[key]
+
+
+# Shapes in erased annotations: computed once per node and index environment (an environment
+# is never changed once made, so the same dictionary means the same values: a loop's body
+# evaluates its annotations once).
+
+_MEMO = "_memo"
+
+
+def _memo(e, key: str, ienv, compute):
+    cache = e.__dict__.setdefault(_MEMO, {})
+    hit = cache.get(key)
+    if hit is not None and hit[0] is ienv:
+        return hit[1]
+    value = compute()
+    cache[key] = (ienv, value)
+    return value
+
+
+def _shape(e, field: str, ienv) -> tuple:
+    return _memo(e, field, ienv, lambda: shape_value(getattr(e, field), ienv))
+
+
+def _cells(e: E.EApp, ienv) -> tuple:
+    return _memo(e, "cells", ienv, lambda: tuple(shape_value(c, ienv) for c in e.cells))
+
+
+def _iapp_values(e: E.EIApp, ienv) -> tuple:
+    return _memo(e, "values", ienv, lambda: tuple(iapp_arg_value(a, ienv) for a in e.args))
 
 
 def _plain(v: Val) -> Val:

@@ -24,6 +24,11 @@ from __future__ import annotations
 import numpy as np
 
 from .runtime import Closure, IClosure, PrimContext, compact, shape_value
+
+
+def spread(arr, shape):
+    """``numpy.broadcast_to`` without its cost when nothing changes (see engine.spread)."""
+    return arr if arr.shape == shape else np.broadcast_to(arr, shape)
 from .values import BoxValue, PrimFn
 
 
@@ -162,7 +167,7 @@ def unbox(engine, e, env, ienv, boxes, tf: tuple, body_shape: tuple, dtype) -> n
         engine.ragged_depth -= 1
     if type(r.arr) is Ragged:
         raise NeedGrouping
-    return np.broadcast_to(align(_plain(r), 1, 0, 0), (n,) + body_shape)
+    return spread(align(_plain(r), 1, 0, 0), (n,) + body_shape)
 
 
 # ---------------------------------------------------------------------------
@@ -208,7 +213,7 @@ def _mapped(engine, parts, cellz, result, dtype, span, shape: Ragged):
             flat.append(_per_item(p, seg))
     fn = flat[0]
     out = _plain(engine.apply_vals(fn, flat[1:], tuple(cellz[1:]), result[1:], dtype, span, (len(seg),)))
-    data = np.broadcast_to(out.arr, (len(seg),) + out.arr.shape[1:]) if out.k else np.broadcast_to(
+    data = spread(out.arr, (len(seg),) + out.arr.shape[1:]) if out.k else spread(
         out.arr, (len(seg),) + out.arr.shape
     )
     return Val(Ragged(np.ascontiguousarray(data), shape.lengths), 1)
@@ -230,7 +235,7 @@ def _per_item(p, seg: np.ndarray):
             from .engine import restrict_closure
 
             g = restrict_closure(f, (len(arr),) if arr.shape[0] > 1 else (1,), seg if arr.shape[0] > 1 else seg * 0)
-            return Val(np.broadcast_to(obj_scalar(g), (len(seg),)), 1)
+            return Val(spread(obj_scalar(g), (len(seg),)), 1)
     if arr.shape[0] == 1:
         return p
     return Val(arr[seg], 1)
@@ -269,7 +274,7 @@ def _consumed(engine, parts, cellz, result, dtype, span, shape: Ragged):
 def _whole_box(p, shape: Ragged) -> np.ndarray:
     """A per-box (or constant) argument as an array with one leading entry per box."""
     arr = p.arr if p.k else p.arr.reshape((1,) + p.arr.shape)
-    return np.broadcast_to(arr, (shape.boxes,) + arr.shape[1:])
+    return spread(arr, (shape.boxes,) + arr.shape[1:])
 
 
 def _per_box(ctx: "SegmentContext", f: PrimFn, args) -> np.ndarray | Ragged:

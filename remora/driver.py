@@ -106,7 +106,7 @@ def load_prelude() -> tuple[dict, list]:
         for path in prelude_files():
             text = path.read_text(encoding="utf-8")
             with deep_recursion():
-                for node in read(text, str(path)):
+                for node in read(text, f"prelude/{path.name}", library=True):
                     forms.append(erase_form(checker.check_form(parse_top(node))))
         _prelude_cache = (dict(checker.globals), forms)
     return _prelude_cache

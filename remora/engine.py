@@ -28,7 +28,7 @@ import numpy as np
 
 from . import erased as E
 from .erase import free_terms
-from .errors import RemoraRuntimeError
+from .errors import RemoraRuntimeError, relocate_library_error
 from .primitives import PRIMITIVES
 from .ragged import BoxFrame, NeedGrouping, Ragged, plain
 from .ragged import app as ragged_app
@@ -203,6 +203,7 @@ class Frames:
 
     def frame(self, e: E.EFrame, env, ienv, batch) -> Val:
         shape = _shape(e, "shape", ienv)
+        check_size(math.prod(shape), max(rep_value(e.rep, ienv).itemsize, 8), "this frame", e.span, self.run)
         if not e.cells:
             return Val(np.empty(shape, dtype=rep_value(e.rep, ienv)), 0)
         cells = [_plain(self.ev(c, env, ienv, batch)) for c in e.cells]
@@ -218,6 +219,13 @@ class Frames:
         return Val(stacked.reshape(bshape + shape), k)
 
     def app(self, e: E.EApp, env, ienv, batch) -> Val:
+        try:
+            return self._app(e, env, ienv, batch)
+        except RemoraRuntimeError as err:
+            relocate_library_error(err, e.span)
+            raise
+
+    def _app(self, e: E.EApp, env, ienv, batch) -> Val:
         fn = self.ev(e.fn, env, ienv, batch)
         args = [self.ev(a, env, ienv, batch) for a in e.args]  # flat frames of boxes stay flat, for λs
         cells = _cells(e, ienv)
@@ -251,7 +259,10 @@ class Frames:
     def apply_frame(self, fns, args, tf, cells, result_cell, dtype, span) -> np.ndarray:
         """Apply the function array ``fns`` (shape ``tf``) to frame-shaped ``args``: ``tf + result_cell``."""
         n = math.prod(tf)
-        check_size(n * math.prod(result_cell), max(dtype.itemsize, 8), "this application", span, self.run)
+        if len(tf) + len(result_cell) > MAX_RANK:
+            raise RemoraRuntimeError(f"this application's result would have {len(tf) + len(result_cell)} axes; "
+                                     f"arrays have at most {MAX_RANK}", span)
+        check_size(n * math.prod(result_cell), max(dtype.itemsize, 8), _function_name(fns), span, self.run)
         if n == 0:
             return np.empty(tf + result_cell, dtype=dtype)
         ctx = FrameContext(tf, cells, result_cell, (), span, self.run)
@@ -478,9 +489,18 @@ def _values_key(values: tuple) -> tuple:
     return tuple((v, v.rep) if hasattr(v, "rep") else v for v in values)
 
 
+MAX_RANK = 64  # NumPy's limit on the number of axes
+
+
+def _function_name(fns: np.ndarray) -> str:
+    """How size-limit messages name a function array: `iota/s`, or "this application"."""
+    first = fns.reshape(-1)[0] if fns.size else None
+    return f"`{first.prim.name}`" if isinstance(first, PrimFn) else "this application"
+
+
 def _effectful(fn: Val) -> bool:
     """Whether ``fn`` is an effectful primitive, which must run once per cell of the batch."""
-    return fn.arr.size == 1 and getattr(getattr(fn.arr.flat[0], "prim", None), "effectful", False)
+    return fn.arr.size == 1 and getattr(getattr(fn.arr.reshape(-1)[0], "prim", None), "effectful", False)
 
 
 # ---------------------------------------------------------------------------

@@ -18,6 +18,8 @@ class Source:
 
     name: str
     text: str
+    #: the prelude's text: errors raised in it at run time are reported at the user's call
+    library: bool = False
 
     def line_text(self, line: int) -> str:
         lines = self.text.split("\n")
@@ -97,6 +99,23 @@ class RemoraTypeError(RemoraError):
 
 class RemoraRuntimeError(RemoraError):
     """A well-typed program failed while running (division by zero, resource limit, ...)."""
+
+
+def span_text(span: Span, limit: int = 60) -> str:
+    """The source text a span covers (its first line, shortened), for quoting in messages."""
+    text = span.source.line_text(span.line)
+    end = span.end_col - 1 if span.end_line == span.line else len(text)
+    quoted = text[span.col - 1 : end]
+    return quoted if len(quoted) <= limit else quoted[: limit - 1] + "…"
+
+
+def relocate_library_error(err: RemoraError, call: Span | None) -> None:
+    """An error raised inside a prelude definition is the user's application's error: point at the
+    call, and say where in the prelude it happened."""
+    if err.span is not None and err.span.source.library and call is not None and not call.source.library:
+        where = err.span
+        err.notes.insert(0, f"inside the prelude, at {where.source.name}:{where.line}:{where.col}")
+        err.span = call
 
 
 def _caret_lines(span: Span) -> list[str]:

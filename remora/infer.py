@@ -38,7 +38,7 @@ from .solve import (
     walk_index,
     walk_shape,
 )
-from .types import AtomMeta, TArr, TForall, TFun, TPi, Type, prune, show_type, subst
+from .types import AtomMeta, TArr, TForall, TFun, TPi, Type, describe_allowed, prune, show_type, subst
 from .unify import restrict, unify
 
 NUMERIC = frozenset({"Int", "Float"})
@@ -138,9 +138,17 @@ class Application:
     # --- search -------------------------------------------------------------------
 
     def solve(self) -> Found:
-        budget = sum(_rank(t) for t in self.arg_types)
+        # Each argument's frame lengths that fit on their own: the only ones worth trying together.
+        self.options = [
+            sorted({len(frame.items) for _, frame, _ in self.match_arg(i, Sol(), 10**6)}) for i in range(len(self.args))
+        ]
+        if any(not o for o in self.options):
+            raise self._no_fit()
+        totals = {0}
+        for lengths in self.options:
+            totals = {t + k for t in totals for k in lengths}
         incomplete: list[tuple[Found, list[str]]] = []
-        for cost in range(budget + 1):
+        for cost in sorted(totals):
             complete: dict[str, Found] = {}
             for found in self._paths(0, Sol(), [], [], cost):
                 missing = self._unsolved(found.sol)
@@ -173,11 +181,14 @@ class Application:
                 if _prefix_ordered([walk_shape(self.callee.shape, s)] + walked):
                     yield Found(s, walked, [None if f is None else walk_shape(f, s) for f in lifts])
             return
-        for s, frame, lift in self.match_arg(i, sol, budget):
+        for s, frame, lift in self.match_arg(i, sol, budget, self.options[i]):
             yield from self._paths(i + 1, s, frames + [frame], lifts + [lift], budget - len(frame.items))
 
-    def match_arg(self, i: int, sol: Sol, max_frame: int) -> Iterator[tuple[Sol, Shape, Optional[Shape]]]:
-        """Each (solution, frame, lifting frame) fitting argument ``i`` to its parameter."""
+    def match_arg(
+        self, i: int, sol: Sol, max_frame: int, lengths: Optional[list[int]] = None
+    ) -> Iterator[tuple[Sol, Shape, Optional[Shape]]]:
+        """Each (solution, frame, lifting frame) fitting argument ``i`` to its parameter
+        (with a frame of at most ``max_frame`` components, and one of ``lengths`` if given)."""
         param = head(self.fun.params[i], sol)
         arg = head(self.arg_types[i], sol)
         if not (isinstance(param, TArr) and isinstance(arg, TArr)):
@@ -185,7 +196,9 @@ class Application:
                 yield s, SCALAR, None
             return
         items = walk_shape(arg.shape, sol).items
-        for k in range(min(max_frame, len(items)) + 1):
+        for k in lengths if lengths is not None else range(len(items) + 1):
+            if k > min(max_frame, len(items)):
+                break
             cell = Shape(items[k:])
             for s1 in u_shapes(param.shape, cell, sol):
                 for s2, lift in _u_function_atoms(param.atom, arg.atom, s1):
@@ -259,8 +272,15 @@ class Application:
         )
         p, a = prune(param), prune(arg)
         if isinstance(p, TArr) and isinstance(a, TArr):
-            if next(u_types(p.atom, a.atom, Sol()), None) is None and not isinstance(prune(p.atom), TFun):
-                return msg + f": atoms of type {show_type(a.atom)} cannot be {show_type(p.atom)}" + _promotion(p, a)
+            pa, aa = prune(p.atom), prune(a.atom)
+            if isinstance(pa, TFun) and isinstance(aa, TFun):
+                if not any(True for _ in _u_function_atoms(pa, aa, Sol())):
+                    return msg + ": the function given does not fit the function expected, at any frame"
+            elif next(u_types(pa, aa, Sol()), None) is None:
+                what = show_type(pa)
+                if isinstance(pa, AtomMeta) and pa.allowed:
+                    what += f" ({pa.display or 'it'} is {describe_allowed(pa)})"
+                return msg + f": atoms of type {show_type(aa)} cannot be {what}" + _promotion(p, a)
             return msg + f": no frame of {a.shape} leaves a cell of the form {show_index(p.shape, names)}"
         return msg
 
@@ -269,7 +289,7 @@ class Application:
         own = self._own_atoms()
         for level in self.levels:
             for v, u in zip(level.vars, level.unknowns):
-                if not _has_unknowns(u, sol, own):
+                if not _has_unknowns(u, sol, own) and not isinstance(walk(u, sol), AtomMeta):
                     out.append(f"{v.name} = {_show_value(u, sol)}")
         return ", ".join(out)
 
@@ -460,8 +480,10 @@ def _short(name: str) -> str:
 
 
 def _promotion(p: TArr, a: TArr) -> str:
-    pair = {show_type(prune(p.atom)), show_type(prune(a.atom))}
-    if pair == {"Int", "Float"}:
-        return "; Remora never converts implicitly: use int->float (or floor/round/truncate)"
+    wanted, given = show_type(prune(p.atom)), show_type(prune(a.atom))
+    if (wanted, given) == ("Float", "Int"):
+        return "; Remora never converts implicitly: use int->float"
+    if (wanted, given) == ("Int", "Float"):
+        return "; Remora never converts implicitly: use floor, ceiling, round or truncate"
     return ""
 

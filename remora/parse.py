@@ -129,6 +129,8 @@ def parse_expr(node: SNode) -> S.Expr:
             assert isinstance(name, str)
             if name in EXPR_KEYWORDS:
                 raise _err(f"`{name}` is a keyword and must start a form: ({name} ...)", node)
+            if name in TYPE_KEYWORDS or name in INDEX_KEYWORDS or name in KIND_NAMES or name in SORT_NAMES:
+                raise _err(f"`{name}` belongs to types and indices, not to expressions", node)
             return S.Ref(name, node.span)
         return _scalar(S.Lit(node.value, node.span))  # type: ignore[arg-type]
     if node.bracket == "[":
@@ -269,7 +271,10 @@ def _parse_let(node: SList) -> S.Expr:
     usage = "(let ((x e) ...) body)"
     _arity(node, 3, usage)
     bindings = []
-    for b in _plist(node.items[1], f"the let bindings, as in {usage}"):
+    spec = _plist(node.items[1], f"the let bindings, as in {usage}")
+    if spec and isinstance(spec[0], SAtom):
+        raise _err(f"the let bindings are a list of (x e) pairs: write (let (({' '.join(show(i) for i in spec)})) …)", node.items[1])
+    for b in spec:
         items = _plist(b, "a binding (x e)")
         if len(items) != 2:
             raise _err("a let binding is written (x e)", b)
@@ -366,7 +371,10 @@ def _parse_box(node: SList) -> S.Box:
 def parse_binders(node: SNode, allowed: tuple[str, ...]) -> tuple[S.Binder, ...]:
     what = "kind (Atom, Array or Numeric)" if allowed == KIND_NAMES else "sort (Dim or Shape)"
     out = []
-    for b in _plist(node, f"a binder list ((x {'k' if allowed == KIND_NAMES else 'γ'}) ...)"):
+    spec = _plist(node, f"a binder list ((x {'k' if allowed == KIND_NAMES else 'γ'}) ...)")
+    if spec and isinstance(spec[0], SAtom):
+        raise _err(f"binders are a list of (x {what.split()[0]}) pairs: write (({' '.join(show(i) for i in spec)}))", node)
+    for b in spec:
         items = _plist(b, f"a binder (x {what.split()[0]})")
         if len(items) != 2:
             raise _err(f"a binder is written (x {'k' if allowed == KIND_NAMES else 'γ'}), with a {what}", b)

@@ -65,6 +65,11 @@ _BAD_SYMBOL_CHARS = set("'`,\\|{}")
 _CLOSER = {"(": ")", "[": "]"}
 
 
+def visible(text: str) -> str:
+    """``text`` for a message: unprintable characters (and line separators) written as escapes."""
+    return "".join(c if c.isprintable() and c not in "\u2028\u2029" else repr(c)[1:-1] for c in text)
+
+
 def classify_atom(text: str) -> Union[int, float, bool, str]:
     """The value of one token, or ``ValueError`` with a message saying what is wrong with it."""
     if text == "#t":
@@ -72,23 +77,23 @@ def classify_atom(text: str) -> Union[int, float, bool, str]:
     if text == "#f":
         return False
     if text.startswith("#"):
-        raise ValueError(f"unknown token `{text}`: the only `#` forms are #t and #f")
+        raise ValueError(f"unknown token `{visible(text)}`: the only `#` forms are #t and #f")
     if _INT.match(text):
         value = int(text)
         if not INT64_MIN <= value <= INT64_MAX:
-            raise ValueError(f"integer literal {text} does not fit in a 64-bit Int")
+            raise ValueError(f"integer literal {visible(text)} does not fit in a 64-bit Int")
         return value
     if _FLOAT.match(text):
         value = float(text)
         if value in (float("inf"), float("-inf")):
-            raise ValueError(f"float literal {text} is too large for a 64-bit Float")
+            raise ValueError(f"float literal {visible(text)} is too large for a 64-bit Float")
         return value
     if _NUMERIC_START.match(text):
-        raise ValueError(f"malformed number `{text}`")
+        raise ValueError(f"malformed number `{visible(text)}`")
     bad = sorted(set(text) & _BAD_SYMBOL_CHARS)
     if bad or not text.isprintable():
         what = " ".join(repr(c) for c in bad) if bad else "an unprintable character"
-        raise ValueError(f"bad token `{text}`: {what} cannot appear in a Remora name")
+        raise ValueError(f"bad token `{visible(text)}`: {what} cannot appear in a Remora name")
     return text
 
 
@@ -109,9 +114,9 @@ class _Pos:
     bracket: str = ""
 
 
-def read(text: str, name: str = "<expr>") -> list[SNode]:
+def read(text: str, name: str = "<expr>", library: bool = False) -> list[SNode]:
     """Read all top-level forms of ``text``; ``name`` is what error reports call it."""
-    source = Source(name, text)
+    source = Source(name, text, library)
     positions = _scan(source)
     try:
         data = _Parser(text, nil=None, true=None, false=None).parse()

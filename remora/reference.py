@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from . import erased as E
-from .errors import RemoraRuntimeError
+from .errors import RemoraRuntimeError, relocate_library_error
 from .primitives import PRIMITIVES
 from .runtime import (
     Closure,
@@ -86,12 +86,16 @@ class Reference:
             return self.array(e, env, ienv)
         if isinstance(e, E.EFrame):
             cells = [self.ev(c, env, ienv) for c in e.cells]
-            return self.collapse(cells, shape_value(e.shape, ienv), rep_value(e.rep, ienv))
+            return self.collapse(cells, shape_value(e.shape, ienv), rep_value(e.rep, ienv), e.span)
         if isinstance(e, E.EApp):
-            fns = self.ev(e.fn, env, ienv)
-            args = [self.ev(a, env, ienv) for a in e.args]
-            cells = tuple(shape_value(c, ienv) for c in e.cells)
-            return self.apply(fns, args, cells, shape_value(e.result, ienv), rep_value(e.rep, ienv), e.span)
+            try:
+                fns = self.ev(e.fn, env, ienv)
+                args = [self.ev(a, env, ienv) for a in e.args]
+                cells = tuple(shape_value(c, ienv) for c in e.cells)
+                return self.apply(fns, args, cells, shape_value(e.result, ienv), rep_value(e.rep, ienv), e.span)
+            except RemoraRuntimeError as err:
+                relocate_library_error(err, e.span)
+                raise
         if isinstance(e, E.EIApp):
             return self.iapp(e, env, ienv)
         if isinstance(e, E.EUnbox):
@@ -122,9 +126,10 @@ class Reference:
 
     # --- the reduction rules ------------------------------------------------------
 
-    def collapse(self, cells: list[np.ndarray], shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    def collapse(self, cells: list[np.ndarray], shape: tuple[int, ...], dtype: np.dtype, span=None) -> np.ndarray:
         """collapse: a frame of array values becomes one array; its shape comes from the annotation."""
         self.step("collapse", f"{len(cells)} cells into {_show(shape)}")
+        check_size(math.prod(shape), max(np.dtype(dtype).itemsize, 8), "this frame", span, self.run)
         if not cells:
             return np.empty(shape, dtype=dtype)
         flat = np.concatenate([np.asarray(c).reshape(-1) for c in cells])
@@ -134,8 +139,11 @@ class Reference:
         """An application of the function array ``fns``: lift, then map, then β/δ."""
         frames = [fns.shape] + [a.shape[: a.ndim - len(c)] for a, c in zip(args, cells)]
         principal = max(frames, key=len)
+        check_size(math.prod(result), max(np.dtype(dtype).itemsize, 8), _name(fns), span, self.run)
         if any(f != principal for f in frames):
             self.step("lift", " ".join(_show(f) for f in frames) + f" → {_show(principal)}")
+            for a, c in zip(args, cells):
+                check_size(math.prod(principal + tuple(c)), a.itemsize, "lifting this argument", span, self.run)
             fns = _replicate(fns, fns.shape, principal, ())
             args = [_replicate(a, f, principal, c) for a, f, c in zip(args, frames[1:], cells)]
         if not principal:
@@ -144,9 +152,14 @@ class Reference:
         n = math.prod(principal)
         self.step("map", f"frame {_show(principal)}: {n} applications on cells " + " ".join(_show(c) for c in cells))
         out = []
+        boxed = 0  # bytes held in boxes made so far: each is small, all together need not be
         for idx in np.ndindex(*principal):
-            out.append(self.reduce_scalar(fns[idx], [a[idx + (Ellipsis,)] for a in args], cells, cell_result, span, dtype))
-        return self.collapse(out, result, dtype)
+            cell = self.reduce_scalar(fns[idx], [a[idx + (Ellipsis,)] for a in args], cells, cell_result, span, dtype)
+            if cell.dtype == object:
+                boxed += sum(b.value.nbytes for b in cell.reshape(-1) if isinstance(b, BoxValue))
+                check_size(boxed // 8, 8, f"the boxes made by {_name(fns)}", span, self.run)
+            out.append(cell)
+        return self.collapse(out, result, dtype, span)
 
     def reduce_scalar(self, fn, args, cells, result, span, dtype=None) -> np.ndarray:
         """β or δ: a single function applied to exactly its cells."""
@@ -201,6 +214,12 @@ class Reference:
             inner[e.value_name] = box.value
             out.append(self.ev(e.body, inner, inner_i))
         return self.collapse(out, boxes.shape + body_shape, rep_value(e.rep, ienv))
+
+
+def _name(fns: np.ndarray) -> str:
+    """How size-limit messages name a function array: `iota/s`, or "this application"."""
+    first = fns.reshape(-1)[0] if fns.size else None
+    return f"`{first.prim.name}`" if isinstance(first, PrimFn) else "this application"
 
 
 def _replicate(a: np.ndarray, frame: tuple, principal: tuple, cell: tuple) -> np.ndarray:

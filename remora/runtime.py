@@ -119,8 +119,8 @@ class PrimContext:
         raise RemoraRuntimeError(message, self.span)
 
     def check_size(self, atoms: int, what: str) -> None:
-        """Refuse to build an array of more than the configured number of bytes."""
-        check_size(atoms, 8, what, self.span, self.run)
+        """Refuse to build an array of more than the configured number of bytes (``what``: the primitive)."""
+        check_size(atoms, 8, f"`{what}`", self.span, self.run)
 
     def apply(self, fns: np.ndarray, args: list, cells: tuple, result_cell: tuple) -> np.ndarray:
         raise NotImplementedError
@@ -129,10 +129,10 @@ class PrimContext:
         """The function atom if every cell of ``fns`` holds the same one, else None."""
         if fns.size == 0:
             return None
-        first = fns.flat[0]
+        first = fns.reshape(-1)[0]  # (not .flat: it stops at 32 axes)
         if all(s == 0 for s in fns.strides) or fns.size == 1:
             return first
-        for x in fns.flat:
+        for x in compact(fns).reshape(-1):
             if x is not first:
                 return None
         return first

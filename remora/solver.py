@@ -132,12 +132,16 @@ def _find(variables: set[Var], build: Callable[[_Z3], Any]) -> dict[Var, object]
     z3 = st.z3
     for bound in (3, None):
         stats.queries += 1
-        solver = z3.Solver()
-        solver.set("timeout", TIMEOUT_MS)
-        solver.add(*_domain(st, variables, bound))
-        solver.add(build(st))
-        if solver.check() == z3.sat:
-            model = solver.model()
+        opt = z3.Optimize()
+        opt.set("timeout", TIMEOUT_MS)
+        opt.add(*_domain(st, variables, bound))
+        opt.add(build(st))
+        # The least assignment, variable by variable in name order: one answer, whatever z3 saw before.
+        for v in _ordered(variables):
+            c = _const(st, v)
+            opt.minimize(c if v.sort == "Dim" else z3.Length(c))
+        if opt.check() == z3.sat:
+            model = opt.model()
             return {v: _model_value(st, model, v) for v in _ordered(variables)}
     return None
 
@@ -198,17 +202,19 @@ def natural_solutions(equations, variables: set[Var], limit: int) -> list[dict[V
     st = _get()
     z3 = st.z3
     found: list[dict[Var, int]] = []
-    solver = z3.Solver()
-    solver.set("timeout", TIMEOUT_MS)
-    solver.add(*_domain(st, variables, None))
+    opt = z3.Optimize()
+    opt.set("timeout", TIMEOUT_MS)
+    opt.add(*_domain(st, variables, None))
     for a, b in equations:
-        solver.add(_dim(st, a) == _dim(st, b))
+        opt.add(_dim(st, a) == _dim(st, b))
+    for v in _ordered(variables):  # the least solutions first, in name order: always the same ones
+        opt.minimize(_const(st, v))
     while len(found) < limit:
         stats.queries += 1
-        if solver.check() != z3.sat:
+        if opt.check() != z3.sat:
             break
-        model = solver.model()
+        model = opt.model()
         assignment = {v: _model_value(st, model, v) for v in _ordered(variables)}
         found.append(assignment)
-        solver.add(z3.Or(*[_const(st, v) != value for v, value in assignment.items()]))
+        opt.add(z3.Or(*[_const(st, v) != value for v, value in assignment.items()]))
     return found

@@ -16,7 +16,7 @@ from typing import Optional
 
 from . import syntax as S
 from . import typed as T
-from .errors import RemoraTypeError, Span
+from .errors import RemoraTypeError, Span, span_text
 from .infer import elaborate_application, needs_inference
 from .frames import FramePart, cell_frame, counterexample_clause, principal_frame, shapes_differ_message
 from .indices import SCALAR, Index, Shape, Var, concrete_shape
@@ -151,11 +151,11 @@ class Checker:
                     f"but atom {i} has type {show_type(a.type)}",
                     a.span,
                 )
-        return T.TyArray(TArr(atom_type, concrete_shape(e.dims)), e.span, e.dims, atoms)
+        return T.TyArray(ranked(TArr(atom_type, concrete_shape(e.dims)), e.span), e.span, e.dims, atoms)
 
     def t_emptyarray(self, e: S.EmptyArray, env: Env) -> T.TyExpr:  # T-EMPTYARRAY
         atom_type = kind_type(e.atom_type, env.scope, "Atom")
-        return T.TyArray(TArr(atom_type, concrete_shape(e.dims)), e.span, e.dims, ())
+        return T.TyArray(ranked(TArr(atom_type, concrete_shape(e.dims)), e.span), e.span, e.dims, ())
 
     def t_frame(self, e: S.Frame, env: Env) -> T.TyExpr:  # T-FRAME
         cells = tuple(self.synth(c, env) for c in e.cells)
@@ -164,11 +164,11 @@ class Checker:
         for i, c in enumerate(cells[1:], start=2):
             if not unify(first, c.type):
                 raise RemoraTypeError(_cells_differ(first, c.type, i), c.span)
-        return T.TyFrame(TArr(first.atom, concrete_shape(e.dims) + first.shape), e.span, e.dims, cells)
+        return T.TyFrame(ranked(TArr(first.atom, concrete_shape(e.dims) + first.shape), e.span), e.span, e.dims, cells)
 
     def t_emptyframe(self, e: S.EmptyFrame, env: Env) -> T.TyExpr:  # T-EMPTYFRAME
         cell = _array_type(kind_type(e.cell_type, env.scope, "Array"), "the cell type of an empty frame", e.span)
-        return T.TyFrame(TArr(cell.atom, concrete_shape(e.dims) + cell.shape), e.span, e.dims, ())
+        return T.TyFrame(ranked(TArr(cell.atom, concrete_shape(e.dims) + cell.shape), e.span), e.span, e.dims, ())
 
     def t_app(self, e: S.App, env: Env) -> T.TyExpr:  # T-APP
         fn = self.synth(e.fn, env)
@@ -207,7 +207,7 @@ class Checker:
                 )
             return FramePart(f"argument {i}", SCALAR, arg.span)
         assert isinstance(param, TArr)
-        arg_type = _array_type(arg.type, f"argument {i}", arg.span)
+        arg_type = _array_type(arg.type, f"argument {i} of {name}", arg.span)
         frame = cell_frame(arg_type.shape, param.shape)
         if frame is None:
             raise RemoraTypeError(
@@ -343,6 +343,11 @@ class Checker:
         return T.TyILam(TPi(tuple(vars_), body.type), a.span, tuple(vars_), body)
 
     def t_box(self, a: S.Box, env: Env) -> T.TyAtom:  # T-BOX
+        if not (isinstance(a.type, S.STQuant) and a.type.quantifier == "Sigma"):
+            raise RemoraTypeError(
+                f"a box is annotated with a Sigma type, (Sigma ((x γ) ...) τ), not `{span_text(a.type.span)}`",
+                a.type.span,
+            )
         sigma = kind_type(a.type, env.scope, "Atom")
         if not isinstance(sigma, TSigma):
             raise RemoraTypeError(f"a box is annotated with a Sigma type, not {show_type(sigma)}", a.type.span)
@@ -408,15 +413,29 @@ def _array_type(t: Type, what: str, span: Span) -> TArr:
     if isinstance(t, TArr):
         return t
     raise RemoraTypeError(
-        f"{what} has type {show_type(t)}, an Array type variable; only (Arr τ ι) arrays can be framed here", span
+        f"{what} has type {show_type(t)}, a type variable of kind Array: its shape is unknown here, so it "
+        "cannot be lifted or framed; instantiate it (t-app) first",
+        span
     )
+
+
+MAX_RANK = 64  # NumPy's limit on the number of axes of an array
+
+
+def ranked(t: TArr, span: Span) -> TArr:
+    """``t``, unless it has more axes than an array can have (a located error, not a NumPy crash)."""
+    if len(t.shape.items) > MAX_RANK:
+        raise RemoraTypeError(
+            f"this array would have {len(t.shape.items)} axes; arrays have at most {MAX_RANK} (NumPy's limit)", span
+        )
+    return t
 
 
 def _framed(t: Type, frame: Shape, what: str, span: Span) -> Type:
     """``(Arr τ (++ frame ι))`` for ``t = (Arr τ ι)`` — the result type of a lifted application."""
     t = prune(t)
     if isinstance(t, TArr):
-        return TArr(t.atom, frame + t.shape)
+        return ranked(TArr(t.atom, frame + t.shape), span)
     if not frame.items:
         return t
     raise RemoraTypeError(
@@ -460,7 +479,7 @@ def _box_mismatch(actual: Type, expected: Type, sigma: TSigma, indices: list[Ind
     msg = f"the box's contents have type {show_type(actual)}, but {show_type(sigma)} with {binding} needs {show_type(expected)}"
     a, x = prune(actual), prune(expected)
     if isinstance(a, TArr) and isinstance(x, TArr) and a.shape != x.shape:
-        msg += "; shapes " + shapes_differ_message(a.shape, x.shape)
+        msg += "; the shapes " + shapes_differ_message(a.shape, x.shape) + " differ"
     return msg
 
 
@@ -484,6 +503,13 @@ def _atom_mismatch(i, arg, arg_atom, param_atom, name, e, args, fun) -> str:
     arg_atom, param_atom = prune(arg_atom), prune(param_atom)
     if isinstance(param_atom, AtomMeta):
         return f"argument {i} of {name} has atom type {show_type(arg_atom)}, but {name} works on {describe_allowed(param_atom)}"
+    if overloaded and isinstance(arg_atom, TBase):
+        allowed = _original_allowed(fun, i)
+        if allowed is not None and arg_atom.name not in allowed:
+            return (
+                f"argument {i} of {name} has atom type {show_type(arg_atom)}, but {name} works on "
+                + " or ".join(n for n in ("Int", "Float", "Bool") if n in allowed)
+            )
     msg = f"argument {i} of {name} has atom type {show_type(arg_atom)}, but {name} expects {show_type(param_atom)} here"
     if isinstance(param_atom, TVar) and param_atom.var.sort == "Numeric" and _int_literal(e.args[i - 1]) is not None:
         literal = _int_literal(e.args[i - 1])
@@ -495,6 +521,17 @@ def _atom_mismatch(i, arg, arg_atom, param_atom, name, e, args, fun) -> str:
             msg += f" (fixed by argument {source})"
         msg += "; Remora never converts implicitly: " + _promotion_hint(e, args, i, source, arg_atom)
     return msg
+
+
+def _original_allowed(fun: TFun, i: int):
+    """What an overloaded parameter's atom type could be before arguments settled it."""
+    p = fun.params[i - 1]
+    atom = p.atom if isinstance(p, TArr) else None
+    while isinstance(atom, AtomMeta):
+        if atom.allowed is not None:
+            return atom.allowed
+        atom = atom.solution
+    return None
 
 
 def _setter(i: int, args, fun: TFun, atom: Type) -> int | None:
@@ -529,7 +566,8 @@ def _require_value(body: S.Expr, form: str) -> None:
     """Fig. 1: the body of a Tλ or Iλ is a value (a variable or an array of atomic values)."""
     if not _is_value(body):
         raise RemoraTypeError(
-            f"the body of a {form} must be a value (a variable or an array literal of atoms, e.g. a λ)",
+            f"the body of {'an' if form == 'Iλ' else 'a'} {form} must be a value (a variable or an array literal "
+            "of atoms, e.g. a λ)",
             body.span,
         )
 

@@ -39,10 +39,16 @@ def per_cell(ctx, make) -> np.ndarray:
     return out
 
 
+def _vector(dims) -> str:
+    return "[" + " ".join(map(str, dims)) + "]"
+
+
 def _checked_dims(ctx, values, what: str) -> tuple[int, ...]:
     dims = tuple(int(v) for v in np.asarray(values).ravel())
     if any(d < 0 for d in dims):
-        ctx.error(f"{what}: negative dimension in {dims}")
+        ctx.error(f"{what}: negative dimension in the shape {_vector(dims)}")
+    if len(dims) > 64:
+        ctx.error(f"{what}: a shape of {len(dims)} axes; arrays have at most 64 (NumPy's limit)")
     ctx.check_size(int(np.prod(dims, dtype=object)), what)
     return dims
 
@@ -441,21 +447,24 @@ def _iota_v(ctx, n):
     if ctx.frame:  # all the frame's vectors 0 … k-1 in one flat buffer
         lengths = np.ascontiguousarray(n, dtype=np.int64).reshape(-1)
         if lengths.size and lengths.min() < 0:
-            ctx.error(f"iota/v: negative length {int(lengths.min())}")
+            ctx.error(f"iota/v of a negative length, {int(lengths.min())}")
         total = int(lengths.sum())
         ctx.check_size(total, "iota/v")
         starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
         return BoxFrame(ctx.frame, np.arange(total, dtype=np.int64) - starts, lengths)
 
     def make(idx):
-        (k,) = _checked_dims(ctx, n[idx], "iota/v")
+        k = int(n[idx])
+        if k < 0:
+            ctx.error(f"iota/v of a negative length, {k}")
+        ctx.check_size(k, "iota/v")
         return BoxValue((k,), np.arange(k, dtype=np.int64))
 
     return per_cell(ctx, make)
 
 
-def _iota_of_shape(ctx, dims: tuple[int, ...]) -> np.ndarray:
-    ctx.check_size(int(np.prod(ctx.frame + dims, dtype=object)), "iota")
+def _iota_of_shape(ctx, dims: tuple[int, ...], what: str) -> np.ndarray:
+    ctx.check_size(int(np.prod(ctx.frame + dims, dtype=object)), what)
     cell = np.arange(int(np.prod(dims, dtype=np.int64)), dtype=np.int64).reshape(dims)
     return np.broadcast_to(cell, ctx.frame + dims)
 
@@ -465,7 +474,7 @@ def _iota_of_shape(ctx, dims: tuple[int, ...]) -> np.ndarray:
     doc="((i-app iota/s (Shp 2 3))) is [[0 1 2] [3 4 5]]: 0, 1, 2, … in the shape given as an index.",
 )
 def _iota_s(ctx):
-    return _iota_of_shape(ctx, tuple(ctx.indices[0]))
+    return _iota_of_shape(ctx, tuple(ctx.indices[0]), "iota/s")
 
 
 def _iota_w_segmented(ctx, xs):
@@ -481,7 +490,7 @@ def _iota_w_segmented(ctx, xs):
     doc="(iota/w xs): 0, 1, 2, … in the shape of xs (a shape witness).",
 )
 def _iota_w(ctx, xs):
-    return _iota_of_shape(ctx, tuple(xs.shape[_axis(ctx):]))
+    return _iota_of_shape(ctx, tuple(xs.shape[_axis(ctx):]), "iota/w")
 
 
 @primitive(
@@ -494,7 +503,7 @@ def _reshape(ctx, shp, xs):
         flat = xs[idx].reshape(-1)
         n = int(np.prod(dims, dtype=np.int64))
         if flat.size == 0 and n:
-            ctx.error(f"reshape of an empty array to the non-empty shape {dims}")
+            ctx.error(f"reshape of an empty array to the shape {_vector(dims)}, which has atoms")
         return BoxValue((dims,), np.resize(flat, n).reshape(dims))
 
     return per_cell(ctx, make)

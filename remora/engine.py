@@ -549,7 +549,19 @@ def restrict_env(env: dict, names, tf: tuple, sel: np.ndarray) -> dict:
             v = _plain(v)
         if v is not None and v.k:
             ix = tuple(np.zeros_like(coords[j]) if v.arr.shape[j] == 1 else coords[j] for j in range(v.k))
-            out[x] = Val(v.arr[ix], 1)
+            arr = v.arr[ix]
+            if arr.dtype == object:  # closures in it see those cells too (each restricted once)
+                done: dict[int, object] = {}
+
+                def restricted(f):
+                    if not getattr(f, "level", 0):
+                        return f
+                    if id(f) not in done:
+                        done[id(f)] = restrict_closure(f, tf, sel)
+                    return done[id(f)]
+
+                arr = _map_objects(arr, restricted)
+            out[x] = Val(arr, 1)
     return out
 
 

@@ -272,7 +272,7 @@ def _parse_let(node: SList) -> S.Expr:
     _arity(node, 3, usage)
     bindings = []
     spec = _plist(node.items[1], f"the let bindings, as in {usage}")
-    if spec and isinstance(spec[0], SAtom):
+    if len(spec) == 2 and isinstance(spec[0], SAtom) and spec[0].is_symbol:
         raise _err(f"the let bindings are a list of (x e) pairs: write (let (({' '.join(show(i) for i in spec)})) …)", node.items[1])
     for b in spec:
         items = _plist(b, "a binding (x e)")
@@ -372,7 +372,7 @@ def parse_binders(node: SNode, allowed: tuple[str, ...]) -> tuple[S.Binder, ...]
     what = "kind (Atom, Array or Numeric)" if allowed == KIND_NAMES else "sort (Dim or Shape)"
     out = []
     spec = _plist(node, f"a binder list ((x {'k' if allowed == KIND_NAMES else 'γ'}) ...)")
-    if spec and isinstance(spec[0], SAtom):
+    if len(spec) == 2 and all(isinstance(i, SAtom) for i in spec) and spec[1].value in allowed:
         raise _err(f"binders are a list of (x {what.split()[0]}) pairs: write (({' '.join(show(i) for i in spec)}))", node)
     for b in spec:
         items = _plist(b, f"a binder (x {what.split()[0]})")

@@ -311,9 +311,18 @@ class SegmentContext:
         self.engine, self.shape, self.cells, self.result_cell = engine, shape, cells, result_cell
         self.indices, self.span, self.dtype = indices, span, dtype
 
-    def apply(self, fns: np.ndarray, args: list, cells: tuple, result_cell: tuple) -> np.ndarray:
-        """Apply a per-box function array to per-box arguments (one leading axis each)."""
-        frame = (len(fns),)
+    def apply_boxes(self, fns: np.ndarray, boxes: np.ndarray, args: list, cells: tuple, result_cell: tuple):
+        """Apply each box's function (``fns``: one per box) to the arguments of the boxes ``boxes``
+        (one leading entry each, in that order); closures see those boxes' captured values."""
+        from .engine import obj_scalar, restrict_closure
+
+        fns = fns[boxes]
+        first = fns[0] if len(fns) else None
+        if getattr(first, "level", 0):
+            if any(g is not first for g in compact(fns).reshape(-1)):
+                raise NeedGrouping
+            fns = np.broadcast_to(obj_scalar(restrict_closure(first, (self.shape.boxes,), boxes)), (len(boxes),))
+        frame = (len(boxes),)
         return self.engine.apply_frame(fns, args, frame, cells, tuple(result_cell), np.dtype(object), self.span)
 
     def error(self, message: str):

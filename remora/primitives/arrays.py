@@ -109,7 +109,8 @@ def _index(ctx, xs, i):
         return _item(xs, r, int(small.ravel()[0]))
     whole = compact(xs)
     if r and all(n == 1 for n in whole.shape[:r]):  # one array indexed at each cell's position
-        return np.take(whole[(0,) * r], i, axis=0)
+        items = xs[(0,) * r]  # (the items themselves as stored: they may be broadcast too)
+        return np.take(items, i, axis=0)
     idx = i.reshape(i.shape + (1,) * (xs.ndim - r))
     return np.take_along_axis(xs, np.broadcast_to(idx, xs.shape[:r] + (1,) + xs.shape[r + 1:]), axis=r)[
         (slice(None),) * r + (0,)
@@ -145,7 +146,7 @@ def _rotate(ctx, xs, n):
     lo, hi = int(np.min(small)), int(np.max(small))
     if lo == hi:
         return np.roll(xs, -(lo % d), axis=r)
-    idx = (np.arange(d) + n[..., None]) % d
+    idx = (np.arange(d) + (n % d)[..., None]) % d  # (n % d first: no overflow for huge counts)
     idx = idx.reshape(idx.shape + (1,) * (xs.ndim - r - 1))
     return np.take_along_axis(xs, np.broadcast_to(idx, xs.shape), axis=r)
 
@@ -184,8 +185,17 @@ def _inner(ctx, a, b):
         out = _as_matrix_product(a, b, r)
         if out is not None:
             return np.broadcast_to(out, ctx.frame)
-    # Each cell's sum in the same order whatever the frame: both engines agree exactly.
-    return np.einsum("...i,...i->...", a, b)
+    # Each cell's sum in the same order whatever the frame: both engines agree exactly (einsum
+    # would factor out an operand that is constant along the items, so give it real items).
+    return np.einsum("...i,...i->...", _real_items(a), _real_items(b))
+
+
+def _real_items(x: np.ndarray) -> np.ndarray:
+    """``x`` with its last (items) axis stored, not broadcast; other axes may stay broadcast."""
+    if x.ndim == 0 or x.strides[-1] != 0 or x.shape[-1] <= 1:
+        return x
+    small = compact(x)
+    return np.broadcast_to(np.repeat(small, x.shape[-1], axis=-1), x.shape)
 
 
 def _as_matrix_product(a, b, r: int):
@@ -284,14 +294,14 @@ def _fold_segmented(ctx, f, z, xs):
     descending = -xs.lengths[order]
     last = xs.offsets[:-1][order] - descending - 1  # each box's last item
     acc = np.array(z)[order]
-    fns = f[order] if ufunc is None else None
+    fns = f if ufunc is None else None
     for t in range(int(-descending[0]) if len(descending) else 0):
         live = int(np.searchsorted(descending, -t, side="left"))  # boxes with more than t items
         items = xs.data[last[:live] - t]
         if ufunc is not None:
-            ufunc(acc[:live], items, out=acc[:live])
+            ufunc(items, acc[:live], out=acc[:live])  # (f item acc), as the fold is written
         else:
-            acc[:live] = ctx.apply(fns[:live], [items, acc[:live]], (item_cell, acc_cell), acc_cell)
+            acc[:live] = ctx.apply_boxes(fns, order[:live], [items, acc[:live]], (item_cell, acc_cell), acc_cell)
     out = np.empty_like(acc)
     out[order] = acc
     return out
@@ -312,7 +322,7 @@ def _reduce_segmented(ctx, f, xs):
     for j in range(1, int(lengths.max()) if len(lengths) else 0):
         active = np.nonzero(lengths > j)[0]
         items = xs.data[offsets[active] + j]
-        acc[active] = ctx.apply(f[active], [acc[active], items], (cell, cell), cell)
+        acc[active] = ctx.apply_boxes(f, active, [acc[active], items], (cell, cell), cell)
     return acc
 
 
@@ -327,11 +337,16 @@ def _fold(ctx, f, z, xs):
     ufunc = _ufunc_of(ctx, f)
     if ufunc is not None and tuple(acc_cell) == tuple(item_cell) and xs.shape[r]:
         # Every primitive with a ufunc is commutative, so the right fold is a left fold of the
-        # reversed items from z: exact for Int and Bool; sequential (accumulate) for Float.
+        # reversed items from z: exact for Int and Bool; sequential (accumulate) for Float + and *.
         if xs.dtype.kind != "f":
             return ufunc(assoc_reduce(ufunc, xs, r), z)
-        steps = np.concatenate([np.expand_dims(z, r), np.flip(xs, axis=r)], axis=r)
-        return _item(ufunc.accumulate(steps, axis=r), r, -1)
+        if ufunc in (np.add, np.multiply):
+            steps = np.concatenate([np.expand_dims(z, r), np.flip(xs, axis=r)], axis=r)
+            return _item(ufunc.accumulate(steps, axis=r), r, -1)
+        acc = z  # Float max and min are not commutative on signed zeros: (f item acc), as written
+        for i in reversed(range(xs.shape[r])):
+            acc = ufunc(_item(xs, r, i), acc)
+        return acc
     acc = z
     for i in reversed(range(xs.shape[r])):
         acc = ctx.apply(f, [_item(xs, r, i), acc], (item_cell, acc_cell), acc_cell)
@@ -365,6 +380,9 @@ def _scan(ctx, f, z, xs):
     acc_cell, item_cell = ctx.cells[1], ctx.cells[2][1:]
     ufunc = _ufunc_of(ctx, f)
     if ufunc is not None and acc_cell == item_cell:
+        if xs.dtype.kind == "f":  # exactly the left scan: z first, then each item in turn
+            steps = np.concatenate([np.expand_dims(z, r), xs], axis=r)
+            return _item(ufunc.accumulate(steps, axis=r), r, slice(1, None))
         running = ufunc.accumulate(xs, axis=r) if xs.shape[r] else xs
         return ufunc(np.expand_dims(z, r), running)
     results = []

@@ -50,12 +50,26 @@ def _expt(ctx, a, b):
     if _is_int(a):
         if np.any(b < 0):
             ctx.error("Int expt with a negative exponent (use Float for fractional results)")
-    return np.power(a, b)
+        return np.power(a, b)
+    # NumPy squares instead of calling pow when the exponent is a broadcast 2.0: give every cell
+    # the same computation whatever the frame (the engines must agree exactly).
+    if 0 in b.strides:
+        b = np.array(b, copy=True)
+    return _same_path(np.power, a, b)
+
+
+def _same_path(fn, *args):
+    """``fn(*args)``, computed on arrays of at least one axis: NumPy's 0-d (scalar) path for
+    Float functions can round differently from its array path, and one cell alone (the
+    reference engine's δ) must get exactly what it gets inside a frame."""
+    if args and all(a.ndim == 0 for a in args) and any(a.dtype.kind == "f" for a in args):
+        return fn(*(a.reshape(1) for a in args)).reshape(())
+    return fn(*args)
 
 
 def _ufunc_impl(ufunc):
     def impl(ctx, *args):
-        return ufunc(*args)
+        return _same_path(ufunc, *args)
 
     impl.__name__ = getattr(ufunc, "__name__", "impl")
     return impl

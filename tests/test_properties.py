@@ -28,8 +28,9 @@ The long run puts at least 10,000 programs through all four properties; run it w
 
 (``-s`` shows how many programs ran and how long it took; ``REMORA_PROPERTY_SEED`` picks
 another seed.)  Below the properties: regression tests — counterexamples found by the
-properties, as literal programs. Those that show open bugs of remora are strict xfails, and
-``gen_programs.AVOID`` keeps the generator away from them meanwhile (drop both when fixed).
+properties, as literal programs. ``test_bug_*`` are the ones that showed bugs of remora (all
+fixed now); while such a bug is open, its test is a strict xfail and ``gen_programs.AVOID``
+keeps the generator away from it (drop both when it is fixed).
 """
 
 from __future__ import annotations
@@ -254,10 +255,6 @@ def test_generator_covers_the_language():
 
 # ---------------------------------------------------------------------------------------
 # Regression tests: shrunk counterexamples
-
-
-def _values_on_both(source: str) -> tuple[list[str], list[str]]:
-    return [p for p, _ in run_program(source, "frames")], [p for p, _ in run_program(source, "reference")]
 
 
 def test_bug_float_expt_engines_agree():

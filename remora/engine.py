@@ -215,7 +215,10 @@ class Frames:
             one = spread(align(cells[0], k, 0, 0), bshape + cell_shape)
             return Val(one.reshape(bshape + shape), k)
         lifted = [spread(align(c, k, 0, 0), bshape + cell_shape) for c in cells]
-        stacked = np.stack(lifted, axis=k)
+        # Each cell stays one contiguous block (the frame axis outermost in memory, a view puts
+        # it after the batch axes): copying is cheaper than interleaving, and taking a cell back
+        # out — (index z 0) of a frame [x y c] — gives a contiguous array, not a strided one.
+        stacked = np.moveaxis(np.stack(lifted, axis=0), 0, k)
         return Val(stacked.reshape(bshape + shape), k)
 
     def app(self, e: E.EApp, env, ienv, batch) -> Val:

@@ -43,6 +43,7 @@ from .runtime import (
     iapp_arg_value,
     index_value,
     rep_value,
+    uniform_atom,
     shape_value,
 )
 from .values import BoxValue, PrimFn
@@ -251,7 +252,8 @@ class Frames:
         # effect, over all of them: once per cell), then the principal frame.
         bshape = tuple(batch[:m]) if effectful else joint(*(a.shape[:m] for a in aligned))
         tf = bshape + total
-        fns = spread(aligned[0], tf)
+        # One function (the usual case) need not be spread over the frame: apply_frame only asks which it is.
+        fns = aligned[0] if aligned[0].size == 1 else spread(aligned[0], tf)
         out = self.apply_frame(fns, aligned[1:], tf, cells, result[len(total):], dtype, span)
         if out.dtype == object and len(tf) > m and type(out) is not BoxFrame:
             out = settle(out, m)
@@ -268,9 +270,7 @@ class Frames:
         check_size(n * math.prod(result_cell), max(dtype.itemsize, 8), _function_name(fns), span, self.run)
         if n == 0:
             return np.empty(tf + result_cell, dtype=dtype)
-        ctx = FrameContext(tf, cells, result_cell, (), span, self.run)
-        ctx.engine = self
-        fn = ctx.uniform_function(fns)
+        fn = uniform_atom(fns)
         if fn is not None:
             return self.apply_one(fn, args, tf, cells, result_cell, span, dtype)
         # A frame of different functions: each applied to the cells it owns.

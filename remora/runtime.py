@@ -127,15 +127,20 @@ class PrimContext:
 
     def uniform_function(self, fns: np.ndarray):
         """The function atom if every cell of ``fns`` holds the same one, else None."""
-        if fns.size == 0:
-            return None
-        first = fns.reshape(-1)[0]  # (not .flat: it stops at 32 axes)
-        if all(s == 0 for s in fns.strides) or fns.size == 1:
-            return first
-        for x in compact(fns).reshape(-1):
-            if x is not first:
-                return None
+        return uniform_atom(fns)
+
+
+def uniform_atom(fns: np.ndarray):
+    """The atom every cell of the object array ``fns`` holds, or None if they differ (or there are none)."""
+    if fns.size == 0:
+        return None
+    first = fns.reshape(-1)[0]  # (not .flat: it stops at 32 axes)
+    if fns.size == 1 or all(s == 0 for s in fns.strides):
         return first
+    for x in compact(fns).reshape(-1):
+        if x is not first:
+            return None
+    return first
 
 
 def compact(arr: np.ndarray) -> np.ndarray:

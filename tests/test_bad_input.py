@@ -34,11 +34,6 @@ KNOWN_BUGS: dict = {}  # none at present (see KNOWN_BUGS.md)
 # Reports that once depended on PYTHONHASHSEED (set iteration order); these seeds gave different texts.
 HASH_SEEDS = ("0", "2", "4")
 SEED_SENSITIVE = ["infer-ambiguous", "type-frame-cells-variables"]
-# Run-time programs not also run on the reference engine, and why.
-REFERENCE_SKIP = {
-    "run-size-lifted": "BUG: the reference engine has no size check on a mapped result (it would run for hours); "
-    "see tests/test_fuzz.py::test_size_limit_scaled",
-}
 # A few programs also run as real subprocesses (exit status, stdin, output ordering as a user sees them).
 SUBPROCESS = ["read-unclosed-paren", "type-frames-incompatible", "run-div-zero", "run-read-nums-bad"]
 
@@ -156,8 +151,6 @@ def test_report_does_not_depend_on_hash_seed(name: str) -> None:
 
 @pytest.mark.parametrize("name", [n for n in NAMES if n.startswith("run-") and n not in KNOWN_BUGS])
 def test_reference_engine_reports_the_same_place(name: str) -> None:
-    if name in REFERENCE_SKIP:
-        pytest.skip(REFERENCE_SKIP[name])
     code, out, err = run_cli(name, "--engine=reference")
     expected = (DIR / f"{name}.err").read_text(encoding="utf-8").rstrip("\n")
     assert code == 1

@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from remora.driver import Session
 from remora.errors import RemoraError
 from remora.typed import form_type
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def subprocess_env() -> dict[str, str]:
+    """The environment for running ``python -m remora`` from the repository in a subprocess:
+    this checkout first on the path, and no ``REMORA_DEBUG`` (it would add tracebacks)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env.pop("REMORA_DEBUG", None)
+    return env
 
 
 def check_types(source: str) -> list[str]:

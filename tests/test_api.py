@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -17,6 +16,7 @@ import remora.api
 import remora.driver
 import remora.typecheck
 from remora.primitives.registry import PRIMITIVES
+from conftest import subprocess_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -596,7 +596,7 @@ def test_register_ill_formed_signature_raises_and_registers_nothing():
 
 
 def _run_python(code: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = subprocess_env()
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60
     )

@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import subprocess_env
 
 ROOT = Path(__file__).resolve().parents[1]
 DIR = ROOT / "tests" / "bad_input"
@@ -113,8 +114,7 @@ def test_known_bug_is_fixed(name: str) -> None:
 
 
 def _subprocess(name: str, *, hash_seed: str | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    env.pop("REMORA_DEBUG", None)
+    env = subprocess_env()
     if hash_seed is not None:
         env["PYTHONHASHSEED"] = hash_seed
     return subprocess.run(
@@ -136,7 +136,7 @@ sys.exit(main(["eval", "tests/bad_input/type-frame-cells-variables.rem"]))
 def test_history_independent() -> None:
     alone = _first(_subprocess("type-frame-cells-variables").stderr)
     assert alone == (DIR / "type-frame-cells-variables.err").read_text(encoding="utf-8").rstrip("\n")
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = subprocess_env()
     after = subprocess.run([sys.executable, "-c", _AFTER_OTHERS], capture_output=True, text=True, cwd=ROOT,
                            env=env, timeout=60)
     assert _first(after.stderr) == alone

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import subprocess_env
 
-ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+ENV = subprocess_env()
 ERROR_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.+)$")
 
 PROGRAM = """\

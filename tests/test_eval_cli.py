@@ -14,10 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import subprocess_env
 
-ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-ENV.pop("REMORA_DEBUG", None)
+ENV = subprocess_env()
 ERROR_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.+)$")
 TRACE_KINDS = ("lift", "map", "δ", "β", "collapse", "unbox", "iβ")
 

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import eval_values
+from conftest import eval_values, subprocess_env
 from remora.cli import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,8 +106,7 @@ def test_explicit_form_rechecks_to_the_same_types(name, tmp_path):
 
 @pytest.mark.parametrize("name", ["paper", "read-nums"])
 def test_command_line_prints_the_out_file(name):
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    env.pop("REMORA_DEBUG", None)
+    env = subprocess_env()
     proc = subprocess.run(
         [sys.executable, "-m", "remora", "eval", f"examples/{name}.rem"],
         input=_stdin(name), capture_output=True, text=True, cwd=ROOT, env=env, timeout=60,

@@ -55,6 +55,7 @@ from remora.errors import RemoraError, RemoraRuntimeError
 from remora.primitives import PRIMITIVES
 from remora.runtime import RunConfig
 from remora.typed import TyExprForm
+from conftest import subprocess_env
 
 ROOT = Path(__file__).resolve().parents[1]
 LONG = os.environ.get("REMORA_LONG") == "1"
@@ -823,8 +824,7 @@ LONG_PROGRAM = """\
 def test_sigint_stops_eval_with_status_130(tmp_path: Path, engine: str) -> None:
     program = tmp_path / "long.rem"
     program.write_text(LONG_PROGRAM, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    env.pop("REMORA_DEBUG", None)
+    env = subprocess_env()
     proc = subprocess.Popen(
         [sys.executable, "-m", "remora", "eval", f"--engine={engine}", str(program)],
         stdout=subprocess.PIPE,

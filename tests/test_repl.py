@@ -23,14 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import subprocess_env
 
 ROOT = Path(__file__).resolve().parents[1]
-ENV = {
-    **os.environ,
-    "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-    "PYTHONIOENCODING": "utf-8",
-}
-ENV.pop("REMORA_DEBUG", None)
+ENV = {**subprocess_env(), "PYTHONIOENCODING": "utf-8"}
 ERROR_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.+)$")
 TIMEOUT = 60
 

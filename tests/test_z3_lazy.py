@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
-from conftest import check_error
+from conftest import check_error, subprocess_env
 
-ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+ENV = subprocess_env()
 
 WELL_TYPED = r"""
 (define mtx (array (3 2) 0 1 2 3 4 5))

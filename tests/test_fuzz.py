@@ -833,6 +833,8 @@ def test_sigint_stops_eval_with_status_130(tmp_path: Path, engine: str) -> None:
         text=True,
         cwd=ROOT,
         env=env,
+        # Ctrl-C as at a terminal, even when the tests run in the background (where SIGINT is ignored).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         time.sleep(1.5)

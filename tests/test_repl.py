@@ -600,6 +600,8 @@ class PtyRepl:
             pytest.skip(f"cannot open a pseudo-terminal: {exc}")
         if pid == 0:  # the child: become `python -m remora repl`
             try:
+                # Ctrl-C as at a terminal, even when the tests run in the background (where SIGINT is ignored).
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
                 os.chdir(ROOT)
                 os.execve(sys.executable, [sys.executable, "-m", "remora", "repl", *argv], env)
             finally:

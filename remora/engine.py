@@ -297,7 +297,7 @@ class Frames:
                 raise NeedGrouping  # an effect must not run in a pass that may be abandoned
             ctx = FrameContext(tf, cells, result_cell, fn.indices, span, self.run, dtype)
             ctx.engine = self
-            full = [a if a.shape == tf + c else spread(a, tf + c) for a, c in zip(map(plain, args), cells)]
+            full = [spread(plain(a), tf + c) for a, c in zip(args, cells)]
             out = fn.prim.impl(ctx, *full)
             if type(out) is BoxFrame:
                 return out
@@ -420,12 +420,7 @@ class Frames:
         if lengths.size and (lengths == lengths[0]).all():  # one shape for all: an ordinary batch
             k = int(lengths[0])
             contents = flat.data.reshape(frame + (k,) + flat.data.shape[1:])
-            inner_i = dict(ienv)
-            inner_i[e.index_vars[0]] = k
-            inner = dict(env)
-            inner[e.value_name] = Val(contents, len(frame))
-            r = self.ev(e.body, inner, inner_i, frame)
-            return Val(spread(align(_plain(r), len(frame), 0, 0), frame + body_shape), m)
+            return Val(self.unbox_body(e, env, ienv, (k,), contents, frame, body_shape), m)
         try:
             out = ragged_unbox(self, e, env, ienv, flat, frame, body_shape, rep_value(e.rep, ienv))
             return Val(out.reshape(frame + body_shape), m)
@@ -439,6 +434,11 @@ class Frames:
         unit axes) that all share their index components."""
         own = boxes.reshape(-1)
         contents = np.stack([b.value for b in own]).reshape(boxes.shape + own[0].value.shape)
+        return self.unbox_body(e, env, ienv, indices, contents, tf, body_shape)
+
+    def unbox_body(self, e: E.EUnbox, env, ienv, indices, contents: np.ndarray, tf, body_shape) -> np.ndarray:
+        """The unbox body once over the frame ``tf``, its index variables bound to ``indices``
+        and its value variable to ``contents`` (the boxes' values, batched over ``tf``)."""
         inner_i = dict(ienv)
         inner_i.update(zip(e.index_vars, indices))
         inner = dict(env)

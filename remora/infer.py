@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
+from . import solver
 from . import typed as T
 from .errors import RemoraTypeError
 from .indices import SCALAR, Dim, Shape, Var, dim_var, free_vars as index_free_vars, show_index, strip_prefix
@@ -311,7 +312,15 @@ class Application:
 def elaborate_application(checker, e, fn: T.TyExpr, args: tuple[T.TyExpr, ...], name: str):
     """The instantiated function array and arguments for ``(fn args ...)``."""
     problem = Application(e, fn, args, name)
-    return problem.elaborate(problem.solve())
+    try:
+        found = problem.solve()
+    except solver.Undecided:
+        raise RemoraTypeError(
+            f"cannot decide how to instantiate {name}: its index equations could not be solved in the "
+            "time allowed; write the instantiation with i-app/t-app",
+            e.span,
+        ) from None
+    return problem.elaborate(found)
 
 
 # ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional
 
+from . import solver
 from . import syntax as S
 from . import typed as T
 from .errors import RemoraTypeError, Span, span_text
@@ -102,6 +103,7 @@ class Checker:
 
     # --- top level --------------------------------------------------------------
 
+    @solver.form_budget
     def check_form(self, form: S.TopForm) -> T.TyForm:
         """Check one top-level form; a definition's type is fixed (unknowns defaulted) here."""
         self.pending = []

@@ -152,6 +152,9 @@ class Application:
         for cost in sorted(totals):
             complete: dict[str, Found] = {}
             for found in self._paths(0, Sol(), [], [], cost):
+                if any(f is not None and _has_meta_items(f) for f in found.lifts):
+                    # Nothing but the lifting frame fixes some variable: every frame fits (D18).
+                    raise self._lifting_ambiguous(found)
                 missing = self._unsolved(found.sol)
                 if missing:
                     incomplete.append((found, missing))
@@ -245,6 +248,37 @@ class Application:
             "argument frames; write the i-app that picks one",
             self.e.span,
         )
+
+    def _lifting_ambiguous(self, found: Found) -> RemoraTypeError:
+        """A solution whose lifting frame is still unknown stands for one instantiation per frame:
+        name two of them (the frame's unknowns at their least, and one of them a step larger)."""
+        i = next(k for k, f in enumerate(found.lifts) if f is not None and _has_meta_items(f))
+        bumped = _index_metas(found.lifts[i])[0]
+        a, b = (self.instantiation_text(self._grounded(found.sol, bump)) for bump in (None, bumped))
+        if a == b:
+            a += f" with argument {i + 1} lifted over {_grounded_shape(found.lifts[i], None)}"
+            b += f" with argument {i + 1} lifted over {_grounded_shape(found.lifts[i], bumped)}"
+        return RemoraTypeError(
+            f"ambiguous application of {self.name}: both {a} and {b} fit with the smallest argument "
+            f"frames (argument {i + 1} is a function that can be lifted over any frame, and nothing "
+            "else decides which); write the i-app that picks one",
+            self.e.span,
+        )
+
+    def _grounded(self, sol: Sol, bump: Optional[IMeta]) -> Sol:
+        """``sol`` with every unknown index left in the application at its least value (a Dim 0,
+        a Shape empty), except ``bump`` one larger (1, or ``(Shp 1)``)."""
+        metas: list[IMeta] = []
+        for level in self._all_levels():
+            for u in level.unknowns:
+                value = _resolved(u, sol)
+                if isinstance(value, (Dim, Shape)):
+                    metas += _index_metas(Shape((value,)) if isinstance(value, Dim) else value)
+                elif isinstance(value, TArr):
+                    metas += _index_metas(value.shape)
+        for m in dict.fromkeys(metas + ([bump] if bump is not None else [])):
+            sol = sol.with_index(m, _least(m, m is bump))
+        return sol
 
     def _no_fit(self) -> RemoraTypeError:
         fits = []
@@ -451,6 +485,29 @@ def _prefix_ordered(frames: list[Shape]) -> bool:
 
 def _has_meta_items(s: Shape) -> bool:
     return any(isinstance(v, IMeta) for v in index_free_vars(s))
+
+
+def _index_metas(s: Shape) -> list[IMeta]:
+    """The unknowns in ``s``, in order of appearance."""
+    out: list[IMeta] = []
+    for item in s.items:
+        for v in [item] if isinstance(item, Var) else [v for v, _ in item.terms]:
+            if isinstance(v, IMeta) and v not in out:
+                out.append(v)
+    return out
+
+
+def _least(m: IMeta, bumped: bool) -> Dim | Shape:
+    if m.sort == "Shape":
+        return Shape((Dim(1),)) if bumped else SCALAR
+    return Dim(1 if bumped else 0)
+
+
+def _grounded_shape(s: Shape, bump: Optional[IMeta]) -> Shape:
+    sol = Sol()
+    for m in _index_metas(s):
+        sol = sol.with_index(m, _least(m, m is bump))
+    return walk_shape(s, sol)
 
 
 def _has_unknowns(u, sol: Sol, own: set) -> bool:

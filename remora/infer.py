@@ -39,7 +39,7 @@ from .solve import (
     walk_index,
     walk_shape,
 )
-from .types import AtomMeta, TArr, TForall, TFun, TPi, Type, describe_allowed, prune, show_type, subst
+from .types import AtomMeta, TArr, TForall, TFun, TPi, TSigma, TVar, Type, describe_allowed, prune, show_type, subst
 from .unify import restrict, unify
 
 NUMERIC = frozenset({"Int", "Float"})
@@ -281,12 +281,17 @@ class Application:
         return sol
 
     def _no_fit(self) -> RemoraTypeError:
+        from .conflicts import explain_conflict
+
         fits = []
         for i in range(len(self.args)):
             options = list(self.match_arg(i, Sol(), 10**6))
             if not options:
                 return RemoraTypeError(self._argument_misfit(i), self.args[i].span)
             fits.append(options[0])
+        conflict = explain_conflict(self)
+        if conflict is not None:
+            return conflict
         details = "; ".join(
             f"argument {i + 1} (shape {_shape_text(self.arg_types[i])}) fits with frame {frame}"
             + (f" when {self._bindings(s)}" if self._bindings(s) else "")
@@ -303,7 +308,7 @@ class Application:
         names = _distinct_names(param, arg)
         msg = (
             f"argument {i + 1} of {self.name} has type {show_type(arg)}, but {self.name} takes "
-            f"{show_type(param, names)}"
+            f"{self.show(param, names)}"
         )
         p, a = prune(param), prune(arg)
         if isinstance(p, TArr) and isinstance(a, TArr):
@@ -312,12 +317,22 @@ class Application:
                 if not any(True for _ in _u_function_atoms(pa, aa, Sol())):
                     return msg + ": the function given does not fit the function expected, at any frame"
             elif next(u_types(pa, aa, Sol()), None) is None:
-                what = show_type(pa)
+                what = self.show(pa)
                 if isinstance(pa, AtomMeta) and pa.allowed:
                     what += f" ({pa.display or 'it'} is {describe_allowed(pa)})"
                 return msg + f": atoms of type {show_type(aa)} cannot be {what}" + _promotion(p, a)
             return msg + f": no frame of {a.shape} leaves a cell of the form {show_index(p.shape, names)}"
         return msg
+
+    def show(self, t: Type, names: Optional[dict] = None) -> str:
+        """``t`` (a parameter's type) as the signature writes it: an unknown array type named
+        as its ``Array`` variable (``T``), not as ``(Arr T T)``."""
+        arrays = {}
+        for level in self._all_levels():
+            for v, u in zip(level.vars, level.unknowns):
+                if v.sort == "Array":
+                    arrays[u] = TVar(v)
+        return show_type(_replace_types(t, arrays), names)
 
     def _bindings(self, sol: Sol) -> str:
         out = []
@@ -455,6 +470,20 @@ def lift_function(g: T.TyExpr, frame: Shape) -> T.TyExpr:
     outer_type = TFun((TArr(fun, SCALAR),), TArr(lifted, SCALAR))
     outer = T.TyArray(TArr(outer_type, SCALAR), span, (), (T.TyLam(outer_type, span, (("%f", TArr(fun, SCALAR)),), lam),))
     return T.TyApp(TArr(lifted, gt.shape), span, outer, (g,))
+
+
+def _replace_types(t: Type, table: dict) -> Type:
+    """``t`` with each occurrence of a key of ``table`` (compared structurally) replaced."""
+    t = prune(t)
+    if t in table:
+        return table[t]
+    if isinstance(t, TArr):
+        return TArr(_replace_types(t.atom, table), t.shape)
+    if isinstance(t, TFun):
+        return TFun(tuple(_replace_types(p, table) for p in t.params), _replace_types(t.result, table))
+    if isinstance(t, (TForall, TPi, TSigma)):
+        return type(t)(t.vars, _replace_types(t.body, table))
+    return t
 
 
 def _is_polymorphic(t: Type) -> bool:

@@ -66,3 +66,52 @@ def test_lifting_frame_fixed_by_the_function_array_itself():
     assert check_type("(define (g (f (Arr (-> ([Int 2 3]) [Int 2 3]) (Shp)))) f)\n(g neg)") == (
         "(Arr (-> ((Arr Int (Shp 2 3))) (Arr Int (Shp 2 3))) (Shp))"
     )
+
+
+# --- when no instantiation fits: the binding that conflicts -------------------------------
+
+
+@pytest.mark.parametrize(
+    "source,says,column",
+    [
+        (
+            "(define (f (v [Float 2])) (* v 2.0))\n(iterate f 3 [1.0 2.0 3.0])",
+            "argument 1 forces s = (Shp 2), but argument 3 gives s = (Shp 3)",
+            14,
+        ),
+        (
+            "(define (g (x [Int 2]) (acc [Int 2])) (+ x acc))\n(fold g [0 0 0] [[1 2] [3 4]])",
+            "argument 1 forces T = (Arr Int (Shp 2)), but argument 2 gives T = (Arr Int (Shp 3))",
+            9,
+        ),
+        ("(reduce append [[1 2] [3 4]])", "argument 1 forces s = (Shp 0), but argument 2 gives s = (Shp 2)", 16),
+        ("(outer + [1 2] [1.0])", "arguments 1 and 2 force u = Int, but argument 3 gives u = Float", 16),
+        ("(append [1 2] [#t #f])", "argument 1 forces t = Int, but argument 2 gives t = Bool", 15),
+        ("(filter [#t #f] [1 2 3])", "argument 1 forces d = 2, but argument 2 gives d = 3", 17),
+    ],
+)
+def test_no_fit_names_the_conflicting_binding(source, says, column):
+    err = check_error(source)
+    assert err.message.startswith("no instantiation of `")
+    assert f"fits all its arguments at once: {says} (" in err.message
+    assert err.column == column  # under the argument that cannot join the ones before it
+
+
+def test_no_fit_lists_what_the_function_takes_with_array_variables_by_name():
+    message = check_error("(define (g (x [Int 2]) (acc [Int 2])) (+ x acc))\n(fold g [0 0 0] [[1 2] [3 4]])").message
+    assert message.endswith("(`fold` takes argument 1 as (Arr (-> ((Arr t s) T) T) (Shp)), argument 2 as T)")
+
+
+def test_a_misfit_names_an_array_variable_not_its_parts():
+    # `T` once printed as (Arr T T)
+    assert "but `fold` takes (Arr (-> ((Arr t s) T) T) (Shp))" in check_error("(fold 5 0 [1])").message
+
+
+def test_no_fit_over_frames_that_are_not_prefix_compatible():
+    message = check_error("(append [[1 2] [3 4]] [[1 2 3] [4 5 6] [7 8 9]])").message
+    assert "over frames (Shp) and (Shp), argument 1 gives s = (Shp 2) but argument 2 gives s = (Shp 3)" in message
+    assert "over frames (Shp 2) and (Shp 3) they agree, but those frames are not prefix-compatible" in message
+
+
+def test_no_fit_suggests_a_conversion_between_int_and_float():
+    assert check_error("(outer + [1 2] [1.0])").message.endswith("use int->float (or floor, round, …) on one of them")

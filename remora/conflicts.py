@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import Iterator, Optional
 
 from .errors import RemoraTypeError
-from .indices import SCALAR, Dim, Shape, Var, show_index
-from .solve import IMeta, Sol, settle_pending, u_shapes, u_types, walk, walk_index, walk_shape
+from .indices import Dim, Shape, Var, show_index
+from .infer import Application, _index_metas, _least, _prefix_ordered
+from .solve import Sol, settle_pending, u_shapes, u_types, walk, walk_index, walk_shape
 from .types import TArr, Type, prune, show_type
-
-if TYPE_CHECKING:
-    from .infer import Application
 
 
 @dataclass
@@ -36,7 +34,7 @@ class Fit:
     ordered: bool  # whether the frames (with the function array's) are prefix-ordered
 
 
-def explain_conflict(app: "Application") -> Optional[RemoraTypeError]:
+def explain_conflict(app: Application) -> Optional[RemoraTypeError]:
     """The error naming the conflict, or None if none of the explanations applies."""
     for j in range(1, len(app.args)):
         if _fits(app, list(range(j + 1))):
@@ -49,14 +47,12 @@ def explain_conflict(app: "Application") -> Optional[RemoraTypeError]:
     return None
 
 
-def _fits(app: "Application", indices: list[int]) -> list[Fit]:
+def _fits(app: Application, indices: list[int]) -> list[Fit]:
     return [f for f in _combine(app, indices, Sol(), []) if f.ordered]
 
 
-def _combine(app: "Application", indices: list[int], sol: Sol, frames: list) -> Iterator[Fit]:
+def _combine(app: Application, indices: list[int], sol: Sol, frames: list) -> Iterator[Fit]:
     """Each way the arguments ``indices`` unify at once, smallest frames first for each."""
-    from .infer import _prefix_ordered
-
     if not indices:
         for s in settle_pending(sol):
             walked = [walk_shape(f, s) for f in frames]
@@ -66,7 +62,7 @@ def _combine(app: "Application", indices: list[int], sol: Sol, frames: list) -> 
         yield from _combine(app, indices[1:], s, frames + [frame])
 
 
-def _conflict(app: "Application", subset: list[int], j: int) -> Optional[RemoraTypeError]:
+def _conflict(app: Application, subset: list[int], j: int) -> Optional[RemoraTypeError]:
     forcing, given = _fits(app, subset), [Fit(s, [f], True) for s, f, _ in app.match_arg(j, Sol(), 10**6)]
     head = f"no instantiation of {app.name} fits all its arguments at once: "
     takes = " (" + app.name + " takes " + ", ".join(
@@ -107,14 +103,14 @@ def _frames_key(frames: list[Shape]) -> tuple[str, ...]:
     return tuple(map(str, frames))
 
 
-def _first_clash(app: "Application", a: Sol, b: Sol) -> Optional[tuple[Var, str, str]]:
+def _first_clash(app: Application, a: Sol, b: Sol) -> Optional[tuple[Var, str, str]]:
     for v, u in _variables(app):
         if not _unifiable(_value(u, a), _value(u, b)):
             return v, _shown(u, a), _shown(u, b)
     return None
 
 
-def _variables(app: "Application") -> Iterator[tuple[Var, object]]:
+def _variables(app: Application) -> Iterator[tuple[Var, object]]:
     """The function's own quantified variables first, then those of polymorphic arguments."""
     for level in app.levels + [lv for lvs in app.arg_levels for lv in lvs]:
         yield from zip(level.vars, level.unknowns)
@@ -141,13 +137,13 @@ def _shown(u, sol: Sol) -> str:
     empty, as the rule prefers, so ``(++ F (Shp 2))`` reads ``(Shp 2)``."""
     value = _value(u, sol)
     if isinstance(value, (Dim, Shape)):
-        metas = _metas(Shape((value,)) if isinstance(value, Dim) else value)
+        metas = _index_metas(Shape((value,)) if isinstance(value, Dim) else value)
     elif isinstance(prune(value), TArr):
-        metas = _metas(walk_shape(prune(value).shape, sol))
+        metas = _index_metas(walk_shape(prune(value).shape, sol))
     else:
         metas = []
     for m in metas:
-        sol = sol.with_index(m, SCALAR if m.sort == "Shape" else Dim(0))
+        sol = sol.with_index(m, _least(m, False))
     value = _value(u, sol)
     if isinstance(value, (Dim, Shape)):
         return show_index(value)
@@ -155,15 +151,6 @@ def _shown(u, sol: Sol) -> str:
     if isinstance(t, TArr):
         return show_type(TArr(t.atom, walk_shape(t.shape, sol)))
     return show_type(t)
-
-
-def _metas(s: Shape) -> list[IMeta]:
-    out: list[IMeta] = []
-    for item in s.items:
-        for v in [item] if isinstance(item, Var) else [v for v, _ in item.terms]:
-            if isinstance(v, IMeta) and v not in out:
-                out.append(v)
-    return out
 
 
 def _who(subset: list[int]) -> str:

@@ -7,7 +7,9 @@ canonical components, so each argument has a handful of possible frames.  The
 search tries total frame length 0, then 1, 2, … and stops at the first length
 with a solution: the smallest argument frames, i.e. the function consumes as
 much of each argument as it can.  Two different solutions there are an
-ambiguity, reported with the ``i-app`` that would pick each.
+ambiguity, reported with the ``i-app`` that would pick each — and so is a
+solution in which only a function argument's lifting frame (below) would fix
+some variable: every frame fits.
 
 Where a function is expected and the given one has smaller cells by a common
 frame ``F``, it is wrapped in the λ that applies it over ``F`` (the

@@ -5,7 +5,7 @@ distance (not difflib's similarity ratio, which found `rotate` for `take` and `r
 `cond`): the Damerau–Levenshtein distance, in its optimal-string-alignment form (insert,
 delete, substitute, or swap two adjacent characters), at most 1 for a name of three or four
 characters and at most 2 for a longer one; a name of one or two characters is one edit from
-too many others (`x` from `*`) to suggest anything (spec/decisions.md D31).
+too many others (`x` from `*`) to suggest anything (spec/decisions.md D34).
 """
 
 from __future__ import annotations

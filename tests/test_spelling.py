@@ -1,4 +1,4 @@
-""""Did you mean": suggested only for likely typos (remora.spelling, spec/decisions.md D31)."""
+""""Did you mean": suggested only for likely typos (remora.spelling, spec/decisions.md D34)."""
 
 from __future__ import annotations
 

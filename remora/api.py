@@ -10,11 +10,15 @@ Checking is cached: a program is parsed and checked once per distinct source and
 input signature (dtypes and shapes), and a :class:`Function` checks each new
 argument signature once, so calling it in a loop costs a dictionary lookup and
 the evaluation itself.
+
+Every entry point may be called from several threads at once: a call's inputs live in its own
+session or its own evaluation environment, never in state another call reads.
 """
 
 from __future__ import annotations
 
 import io
+import threading
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -145,6 +149,9 @@ class Function:
         self._source = Source("<function>", source)
         self._span = last.span if not isinstance(last, TyDefine) else last.value.span
         self._calls: dict[tuple, Any] = {}
+        #: the checker is one per Function: new signatures are checked one at a time
+        self._checking = threading.Lock()
+        self._session.engine.globals["%function"] = self._value
 
     def __repr__(self) -> str:
         return f"remora.function({self.source!r}) : {self.type}"
@@ -154,28 +161,32 @@ class Function:
         key = _signature(arrays)
         app = self._calls.get(key)
         if app is None:
-            app = self._calls[key] = self._application(arrays)
-        engine = self._session.engine
-        engine.globals.update(zip(_ARG_NAMES[: len(arrays)], arrays))
+            with self._checking:
+                app = self._calls.get(key)
+                if app is None:
+                    app = self._calls[key] = self._application(arrays)
+        # The arguments are this call's own environment: the engine is shared by every call.
+        env = dict(zip(_argument_names(len(arrays)), arrays))
         with deep_recursion():
-            return _output(engine.value(app))
+            return _output(self._session.engine.value(app, env))
 
     def _application(self, arrays: list[np.ndarray]):
         """The erased application of this function to arguments of these types (checked once)."""
         checker = self._session.checker
         checker.globals["%function"] = self.type
-        names = _ARG_NAMES[: len(arrays)]
+        names = _argument_names(len(arrays))
         for name, a in zip(names, arrays):
             checker.globals[name] = type_of_array(a)
         span = self._span
         node = S.App(S.Ref("%function", span), tuple(S.Ref(n, span) for n in names), span)
-        self._session.engine.globals["%function"] = self._value
         with deep_recursion(span):
             typed = checker.check_form(S.ExprForm(node, span))
         return erase(typed.expr)  # type: ignore[union-attr]
 
 
-_ARG_NAMES = tuple(f"%argument{i + 1}" for i in range(64))
+def _argument_names(count: int) -> list[str]:
+    """The names a call's arguments are bound to (``%`` keeps them apart from any Remora name)."""
+    return [f"%argument{i + 1}" for i in range(count)]
 
 
 def function(source: str) -> Function:
@@ -198,10 +209,20 @@ def register(name: str, signature: str, fn: Callable[..., Any], variables: str =
     """
     from .driver import load_prelude
 
-    if name in PRIMITIVES:
-        raise RemoraTypeError(f"a primitive named `{name}` already exists")
-    if name in load_prelude()[0]:
-        raise RemoraTypeError(f"`{name}` is defined by the prelude; choose another name")
+    with _REGISTERING:  # the name is free and then taken in one step, whatever other threads do
+        if name in PRIMITIVES:
+            raise RemoraTypeError(f"a primitive named `{name}` already exists")
+        if name in load_prelude()[0]:
+            raise RemoraTypeError(f"`{name}` is defined by the prelude; choose another name")
+        _define(name, signature, fn, variables, doc)
+        _checked.cache_clear()
+
+
+_REGISTERING = threading.Lock()
+
+
+def _define(name: str, signature: str, fn: Callable[..., Any], variables: str, doc: str) -> None:
+    """Add ``fn`` to the table of primitives as ``name`` (its signature kind-checked first)."""
 
     def impl(ctx, *args):
         try:
@@ -218,12 +239,8 @@ def register(name: str, signature: str, fn: Callable[..., Any], variables: str =
     prim = Primitive(
         name, signature, _parse_sorts(variables), doc or f"Registered from Python: {fn!r}.", impl, builtin=False
     )
-    try:
-        prim.type  # kind-check the signature now, not at first use
-    except RemoraError:
-        raise
+    prim.type  # kind-check the signature now, not at first use
     define(prim)
-    _checked.cache_clear()
 
 
 def _dtype_name(t: Type) -> str:

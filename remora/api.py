@@ -78,8 +78,16 @@ def _signature(arrays: list[np.ndarray]) -> tuple:
 
 
 def _output(value: np.ndarray) -> np.ndarray:
-    """A fresh, writeable array the caller owns (engine results may be views or broadcasts)."""
-    return np.array(value, copy=True)
+    """A fresh, writeable array the caller owns, boxes included: engine results may be views or
+    broadcasts of inputs, of definitions, of literal constants or of cached values, and boxes
+    hold such arrays too.  Nothing the caller does to the result may reach any of those."""
+    out = np.array(value, copy=True)
+    if out.dtype == object:
+        atoms = out.reshape(-1)  # a view: writing to it writes into ``out``
+        for i, atom in enumerate(atoms):
+            if isinstance(atom, BoxValue):
+                atoms[i] = BoxValue(atom.indices, _output(atom.value))
+    return out
 
 
 # ---------------------------------------------------------------------------

@@ -468,6 +468,60 @@ def test_mutating_a_result_does_not_change_later_results():
     assert remora.evaluate("(+ 1 2)")[()] == 3
 
 
+def _boxes_share(result: np.ndarray, other: np.ndarray) -> bool:
+    """Whether any box in ``result`` (at any depth) holds memory of ``other``."""
+    for atom in np.asarray(result).reshape(-1):
+        if isinstance(atom, remora.BoxValue):
+            if np.shares_memory(atom.value, other) or _boxes_share(atom.value, other):
+                return True
+    return False
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "(define c (iota/v 3))\n(λ ((x [Int])) c)",  # a definition's box
+        "(λ ((x [Int])) (box 3 [0 1 2] (Sigma ((n Dim)) [Int n])))",  # a literal's box
+        "(define c (iota/v 3))\n(λ ((x [Int])) [c c])",  # one box twice in a frame
+        "(define c (box 1 [(iota/v 3)] (Sigma ((n Dim)) (Arr (Sigma ((m Dim)) [Int m]) (Shp n)))))\n(λ ((x [Int])) c)",
+    ],
+)
+def test_function_boxes_are_the_callers(source):
+    f = remora.function(source)
+    first = f(0)
+    for atom in first.reshape(-1):
+        inner = atom.value
+        while inner.dtype == object:  # a box of boxes: change the innermost contents
+            inner = inner.reshape(-1)[0].value
+        assert inner.flags.writeable
+        inner[0] = 999
+    again = f(0)
+    for atom in again.reshape(-1):
+        inner = atom.value
+        while inner.dtype == object:
+            inner = inner.reshape(-1)[0].value
+        assert inner.tolist() == [0, 1, 2]
+
+
+def test_evaluate_boxes_do_not_alias_inputs():
+    x = np.arange(6).reshape(2, 3)
+    r = remora.evaluate("(ravel x)", x=x)
+    box = r[()]
+    assert box.value.flags.writeable and not np.shares_memory(box.value, x)
+    box.value[0] = 999
+    assert x[0, 0] == 0
+    assert not _boxes_share(remora.evaluate("[(ravel x) (ravel x)]", x=x), x)
+    assert not _boxes_share(remora.evaluate("(filter [#t #t] x)", x=x), x)
+    f = remora.function("(λ ((v [Int 3])) (box 3 v (Sigma ((n Dim)) [Int n])))")
+    assert not _boxes_share(f(x), x)
+
+
+def test_evaluate_definition_boxes_are_fresh_each_time():
+    source = "(define c (iota/v 3))\nc"
+    remora.evaluate(source)[()].value[:] = -1
+    assert remora.evaluate(source)[()].value.tolist() == [0, 1, 2]
+
+
 # ---------------------------------------------------------------------------
 # caching: no re-parsing or re-checking on repeated calls
 

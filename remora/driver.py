@@ -8,7 +8,9 @@ the Python API are three front doors to the same functions.
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
+import threading
 from pathlib import Path
 from typing import Iterator
 
@@ -29,17 +31,32 @@ from .typecheck import Checker
 RECURSION_LIMIT = 20000
 
 
+class _Room:
+    """The recursion limit is one per process: raised while any thread needs the room, restored
+    when the last one is done (a thread restoring it early would leave another one short)."""
+
+    lock = threading.Lock()
+    users = 0
+    saved = 0
+
+
 @contextlib.contextmanager
 def deep_recursion(span: Span | None = None) -> Iterator[None]:
     """Room for deeply nested (but bracket-limited) programs; a located error if even that runs out."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, RECURSION_LIMIT))
+    with _Room.lock:
+        if _Room.users == 0:
+            _Room.saved = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_Room.saved, RECURSION_LIMIT))
+        _Room.users += 1
     try:
         yield
     except RecursionError:
         raise RemoraSyntaxError("this form is nested too deeply to process", span) from None
     finally:
-        sys.setrecursionlimit(old)
+        with _Room.lock:
+            _Room.users -= 1
+            if _Room.users == 0:
+                sys.setrecursionlimit(_Room.saved)
 
 
 class Session:
@@ -88,6 +105,21 @@ PRELUDE_DIRS = (
     Path(sys.prefix) / "share" / "remora" / "prelude",  # installed as data files
 )
 _prelude_cache: tuple[dict, list] | None = None
+_prelude_lock = threading.Lock()
+
+
+def _serialised_by(lock: threading.Lock):
+    """Decorator: calls of the function take turns."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with lock:
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 def prelude_files() -> list[Path]:
@@ -97,6 +129,7 @@ def prelude_files() -> list[Path]:
     raise FileNotFoundError("the Remora prelude is missing (looked in: " + ", ".join(map(str, PRELUDE_DIRS)) + ")")
 
 
+@_serialised_by(_prelude_lock)  # checked once, even when several threads start at the same time
 def load_prelude() -> tuple[dict, list]:
     """The prelude's definitions — their types and erased forms — checked once per process."""
     global _prelude_cache

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -119,6 +120,12 @@ class FrameContext(PrimContext):
         return self.engine.apply_frame(fns, list(args), self.frame, tuple(cells), tuple(result_cell), np.dtype(object), self.span)
 
 
+class _Running(threading.local):
+    """Per-thread state of the evaluations an engine has under way."""
+
+    ragged_depth = 0
+
+
 class Frames:
     """Evaluates erased forms one after another; definitions persist in ``globals``."""
 
@@ -128,8 +135,18 @@ class Frames:
         self._free: dict[int, frozenset[str]] = {}
         #: i-app results of unbatched abstractions, by (node, abstraction, index values)
         self._instances: dict[tuple, tuple] = {}
-        #: how many ragged unbox evaluations are under way (they may be abandoned)
-        self.ragged_depth = 0
+        #: what describes an evaluation under way is its thread's (a Function may run in several
+        #: threads at once); the caches above hold values that depend only on their keys
+        self._running = _Running()
+
+    @property
+    def ragged_depth(self) -> int:
+        """How many ragged unbox evaluations this thread has under way (they may be abandoned)."""
+        return self._running.ragged_depth
+
+    @ragged_depth.setter
+    def ragged_depth(self, value: int) -> None:
+        self._running.ragged_depth = value
 
     def eval_form(self, form: E.EForm) -> np.ndarray:
         with np.errstate(all="ignore"):
@@ -138,8 +155,11 @@ class Frames:
                 return plain(self.globals[form.name])
             return self.value(form.expr)
 
-    def value(self, e: E.EExpr) -> np.ndarray:
-        return plain(self.ev(e, {}, {}, ()).arr)
+    def value(self, e: E.EExpr, env: dict[str, np.ndarray] | None = None) -> np.ndarray:
+        """The value of ``e``; ``env`` binds names for this evaluation only (a Function's
+        arguments: each call has its own, so calls in several threads never see each other's)."""
+        local = {name: Val(arr, 0) for name, arr in env.items()} if env else {}
+        return plain(self.ev(e, local, {}, ()).arr)
 
     # --- expressions ------------------------------------------------------------
 
@@ -455,7 +475,8 @@ class Frames:
 
 # Shapes in erased annotations: computed once per node and index environment (an environment
 # is never changed once made, so the same dictionary means the same values: a loop's body
-# evaluates its annotations once).
+# evaluates its annotations once).  Evaluations in other threads share the nodes but never an
+# environment, and a hit must be the very same environment object: they cannot see each other's.
 
 _MEMO = "_memo"
 

@@ -51,11 +51,14 @@ class RemoraError(Exception):
 
     kind = "error"
 
-    def __init__(self, message: str, span: Span | None = None, notes: list[str] | None = None):
+    def __init__(self, message: str, span: Span | None = None, notes: list[str] | None = None, *, origin: str = ""):
         super().__init__(message)
         self.message = message
         self.span = span
         self.notes: list[str] = list(notes or [])
+        #: what the error concerns when it is about no source text (``<input x>``): reported in
+        #: place of the file name
+        self.origin = origin
 
     @property
     def line(self) -> int:
@@ -67,7 +70,7 @@ class RemoraError(Exception):
 
     @property
     def file(self) -> str:
-        return self.span.source.name if self.span else "<unknown>"
+        return self.span.source.name if self.span else self.origin or "<unknown>"
 
     def with_span(self, span: Span | None) -> "RemoraError":
         """Give a location to an error raised where none was known (keeps an existing one)."""

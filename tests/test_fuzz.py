@@ -212,8 +212,11 @@ def _exercise(text: str, *, api: bool = True) -> str:
         if api:
             try:
                 value = remora.evaluate(text)  # the same program, known to run within the smaller limit
-            except RemoraError as err:  # only "the program has no forms" (a text of comments)
+            except RemoraError as err:  # "the program has no forms" (a text of comments), or a function value
                 assert_located(err, text, "<source>")
+                if "can be returned to Python" in err.message:  # refused: spec/interfaces.md
+                    assert getattr(last_f, "dtype", None) == object, f"remora.evaluate refused a value: {err}"
+                    return "function value"
                 assert not out_f, f"remora.evaluate failed on a program that ran: {err}"
                 return "no forms"
             if last_f is not None and getattr(last_f, "dtype", None) != object:

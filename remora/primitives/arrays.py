@@ -47,9 +47,7 @@ def _checked_dims(ctx, values, what: str) -> tuple[int, ...]:
     dims = tuple(int(v) for v in np.asarray(values).ravel())
     if any(d < 0 for d in dims):
         ctx.error(f"{what}: negative dimension in the shape {_vector(dims)}")
-    if len(dims) > 64:
-        ctx.error(f"{what}: a shape of {len(dims)} axes; arrays have at most 64 (NumPy's limit)")
-    ctx.check_size(int(np.prod(dims, dtype=object)), what)
+    ctx.check_shape(dims, what)
     return dims
 
 
@@ -482,7 +480,7 @@ def _iota_v(ctx, n):
 
 
 def _iota_of_shape(ctx, dims: tuple[int, ...], what: str) -> np.ndarray:
-    ctx.check_size(int(np.prod(ctx.frame + dims, dtype=object)), what)
+    ctx.check_shape(ctx.frame + dims, what)
     cell = np.arange(int(np.prod(dims, dtype=np.int64)), dtype=np.int64).reshape(dims)
     return np.broadcast_to(cell, ctx.frame + dims)
 

@@ -39,6 +39,7 @@ from .runtime import (
     IClosure,
     PrimContext,
     RunConfig,
+    callee_name,
     check_shape,
     iapp_arg_value,
     positions,
@@ -229,7 +230,7 @@ class Frames:
         try:
             return self._app(e, env, ienv, batch)
         except RemoraRuntimeError as err:
-            relocate_library_error(err, e.span)
+            relocate_library_error(err, e.span, callee_name(e.fn))
             raise
 
     def _app(self, e: E.EApp, env, ienv, batch) -> Val:

@@ -109,12 +109,15 @@ def span_text(span: Span, limit: int = 60) -> str:
     return quoted if len(quoted) <= limit else quoted[: limit - 1] + "…"
 
 
-def relocate_library_error(err: RemoraError, call: Span | None) -> None:
+def relocate_library_error(err: RemoraError, call: Span | None, callee: str | None = None) -> None:
     """An error raised inside a prelude definition is the user's application's error: point at the
-    call, and say where in the prelude it happened."""
+    call, name the function called (``callee``, when it is written as a name), and say where in
+    the prelude it happened — a user reads "`iterate` failed: iota/v of a negative length", not
+    a message about code they never wrote."""
     if err.span is not None and err.span.source.library and call is not None and not call.source.library:
         where = err.span
-        err.notes.insert(0, f"inside the prelude, at {where.source.name}:{where.line}:{where.col}")
+        err.notes.insert(0, f"inside the prelude, at {where.source.name}:{where.line}:{where.col}: {span_text(where)}")
+        err.message = f"`{callee}` failed: {err.message}" if callee else f"a prelude function failed: {err.message}"
         err.span = call
 
 

@@ -28,6 +28,7 @@ from .runtime import (
     IClosure,
     PrimContext,
     RunConfig,
+    callee_name,
     check_shape,
     check_size,
     iapp_arg_value,
@@ -96,7 +97,7 @@ class Reference:
                 cells = tuple(shape_value(c, ienv) for c in e.cells)
                 return self.apply(fns, args, cells, shape_value(e.result, ienv), rep_value(e.rep, ienv), e.span)
             except RemoraRuntimeError as err:
-                relocate_library_error(err, e.span)
+                relocate_library_error(err, e.span, callee_name(e.fn))
                 raise
         if isinstance(e, E.EIApp):
             return self.iapp(e, env, ienv)

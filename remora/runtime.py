@@ -66,6 +66,16 @@ def rep_value(rep: Rep, ienv: Mapping[Var, Any]) -> np.dtype:
     return rep
 
 
+def callee_name(fn) -> str | None:
+    """The name an application's function is written as (through ``i-app``/``t-app``), if any:
+    how an error inside a prelude function names the function the user called."""
+    from .erased import EIApp, EVar
+
+    while isinstance(fn, EIApp):
+        fn = fn.fn
+    return fn.name if isinstance(fn, EVar) else None
+
+
 def iapp_arg_value(arg, ienv: Mapping[Var, Any]):
     """The run-time value of one ``i-app`` argument: an index, or an erased type argument."""
     from .erase import TypeArg

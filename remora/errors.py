@@ -20,11 +20,13 @@ class Source:
     text: str
     #: the prelude's text: errors raised in it at run time are reported at the user's call
     library: bool = False
+    #: the number of the text's first line (a REPL input is numbered as a line of its input stream)
+    first_line: int = 1
 
     def line_text(self, line: int) -> str:
         lines = self.text.split("\n")
-        if 1 <= line <= len(lines):
-            return lines[line - 1].rstrip("\r")
+        if 1 <= line - self.first_line + 1 <= len(lines):
+            return lines[line - self.first_line].rstrip("\r")
         return ""
 
 

@@ -206,6 +206,18 @@ def shape_problem(shape: tuple) -> str | None:
 def check_shape(shape: tuple, itemsize: int, what: str, span: Span | None, run: RunConfig) -> None:
     """The one check before an engine or primitive gives NumPy a shape that came from the program or
     its data: a located error if NumPy cannot represent it, or if it is over the size limit."""
+    nonzero, empty = 1, False
+    for d in shape:
+        if d:
+            nonzero *= d
+        else:
+            empty = True
+    try:
+        fits = nonzero <= MAX_ATOMS
+    except TypeError:
+        return  # a ragged dimension (one length per box, in a ragged unbox): checked box by box
+    if fits and len(shape) <= MAX_RANK and (empty or nonzero * itemsize <= run.max_bytes):
+        return  # (the usual case, quickly: this is on every application's path)
     problem = shape_problem(shape)
     if problem is not None:
         raise RemoraRuntimeError(f"{what} would build an array {problem}", span)

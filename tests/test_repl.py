@@ -889,3 +889,24 @@ def test_internal_error_is_reported_and_the_session_goes_on(monkeypatch):
     assert out.getvalue() == "2\n6\n"
     assert err.getvalue().startswith("remora: internal error: MemoryError: out of memory"), err.getvalue()
     assert "Traceback" not in err.getvalue()
+
+
+def test_input_longer_than_the_limit_is_skipped(monkeypatch):
+    """An endless line (``remora repl < /dev/zero``) must not fill memory: an input over the
+    limit is an error, skipped, and the session goes on (the limit is lowered here)."""
+    import io
+
+    from remora import repl as repl_module
+
+    monkeypatch.setattr(repl_module, "MAX_SOURCE_BYTES", 100)
+    text = "(+ 1 1)\n" + "x" * 500 + "\n(+ 2 2)\n" + "(+ 1\n" * 30 + ")" * 30 + "\n(+ 3 3)\n"
+    out, err = io.StringIO(), io.StringIO()
+    assert repl_module.Repl(io.StringIO(text), out, err, interactive=False).run() == 1
+    assert out.getvalue() == "2\n4\n6\n"
+    skipped = "characters, the limit for an input; it was skipped"
+    # the 20 lines that made the open input too long went with it; the rest is read afresh
+    assert err.getvalue().splitlines()[:3] == [
+        f"<repl>:2:1: error: this input line is longer than 100 {skipped}",
+        f"<repl>:4:1: error: this input is longer than 100 {skipped}",
+        "<repl>:34:10: error: unexpected `)` with no open bracket to close",
+    ]

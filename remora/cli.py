@@ -84,12 +84,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         from .streams import OutputError, report
 
-        if _interrupts:  # (a Ctrl-C that some import turned into another exception)
-            return _interrupted()
         if isinstance(exc, OutputError):
             _quiet_stdout()
             report(f"remora: cannot write to standard output: {exc.reason}")
             return EXIT_USAGE
+        if _interrupts:  # (a Ctrl-C that some import turned into another exception)
+            return _interrupted()
         if os.environ.get("REMORA_DEBUG"):
             raise
         # a bug in remora itself: say so plainly, without a traceback

@@ -504,7 +504,7 @@ def _values_key(values: tuple) -> tuple:
 
 def _function_name(fns: np.ndarray) -> str:
     """How size-limit messages name a function array: `iota/s`, or "this application"."""
-    first = fns.reshape(-1)[0] if fns.size else None
+    first = fns[(0,) * fns.ndim] if fns.size else None  # (no reshape: it would copy a broadcast array)
     return f"`{first.prim.name}`" if isinstance(first, PrimFn) else "this application"
 
 

@@ -76,10 +76,11 @@ class Session:
             for form in forms:
                 self.engine.eval_form(form)
 
-    def forms(self, text: str, name: str) -> list[S.TopForm]:
-        """Read and parse every top-level form (syntax errors surface before any checking)."""
+    def forms(self, text: str, name: str, first_line: int = 1) -> list[S.TopForm]:
+        """Read and parse every top-level form (syntax errors surface before any checking);
+        ``first_line`` numbers the text's first line (a REPL input's line in its input stream)."""
         with deep_recursion():
-            return [parse_top(node) for node in read(text, name)]
+            return [parse_top(node) for node in read(text, name, first_line=first_line)]
 
     def check_form(self, form: S.TopForm) -> T.TyForm:
         with deep_recursion(form.span):

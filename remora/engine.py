@@ -40,8 +40,10 @@ from .runtime import (
     IClosure,
     PrimContext,
     RunConfig,
-    check_size,
+    callee_name,
+    check_shape,
     iapp_arg_value,
+    positions,
     index_value,
     rep_value,
     uniform_atom,
@@ -185,6 +187,8 @@ class Frames:
         atoms = [self.atom(a, env, ienv, batch) for a in e.atoms]
         if not e.dims:  # a scalar: the atom's own (possibly broadcast) array
             return atoms[0]
+        if not atoms:  # an empty literal: its shape is the program's
+            check_shape(e.dims, 8, "this array literal", e.span, self.run)
         k = max((a.k for a in atoms), default=0)
         if k == 0:
             out = np.empty(len(atoms), dtype=rep_value(e.rep, ienv))
@@ -224,7 +228,7 @@ class Frames:
 
     def frame(self, e: E.EFrame, env, ienv, batch) -> Val:
         shape = _shape(e, "shape", ienv)
-        check_size(math.prod(shape), max(rep_value(e.rep, ienv).itemsize, 8), "this frame", e.span, self.run)
+        check_shape(shape, max(rep_value(e.rep, ienv).itemsize, 8), "this frame", e.span, self.run)
         if not e.cells:
             return Val(np.empty(shape, dtype=rep_value(e.rep, ienv)), 0)
         cells = [_plain(self.ev(c, env, ienv, batch)) for c in e.cells]
@@ -246,7 +250,7 @@ class Frames:
         try:
             return self._app(e, env, ienv, batch)
         except RemoraRuntimeError as err:
-            relocate_library_error(err, e.span)
+            relocate_library_error(err, e.span, callee_name(e.fn))
             raise
 
     def _app(self, e: E.EApp, env, ienv, batch) -> Val:
@@ -267,6 +271,10 @@ class Frames:
         total = parts[widest].arr.shape[parts[widest].k : parts[widest].k + frames[widest]]
         effectful = _effectful(fn)
         m = len(batch) if effectful else max(p.k for p in parts)
+        if 0 in total and not effectful:  # nothing to apply: the same empty value in every batch cell
+            cell = result[len(total):]
+            check_shape(total + cell, max(dtype.itemsize, 8), _function_name(fn.arr), span, self.run)
+            return Val(np.empty((1,) * m + total + cell, dtype=dtype), m)
         aligned = [align(p, m, f, len(total)) for p, f in zip(parts, frames)]
         # The application runs over the batch axes where some participant varies (and, for an
         # effect, over all of them: once per cell), then the principal frame.
@@ -284,10 +292,7 @@ class Frames:
     def apply_frame(self, fns, args, tf, cells, result_cell, dtype, span) -> np.ndarray:
         """Apply the function array ``fns`` (shape ``tf``) to frame-shaped ``args``: ``tf + result_cell``."""
         n = math.prod(tf)
-        if len(tf) + len(result_cell) > MAX_RANK:
-            raise RemoraRuntimeError(f"this application's result would have {len(tf) + len(result_cell)} axes; "
-                                     f"arrays have at most {MAX_RANK}", span)
-        check_size(n * math.prod(result_cell), max(dtype.itemsize, 8), _function_name(fns), span, self.run)
+        check_shape(tf + result_cell, max(dtype.itemsize, 8), _function_name(fns), span, self.run)
         if n == 0:
             return np.empty(tf + result_cell, dtype=dtype)
         fn = uniform_atom(fns)
@@ -342,6 +347,7 @@ class Frames:
         fn = self.ev(e.fn, env, ienv, batch)
         values = _iapp_values(e, ienv)
         result = _shape(e, "result", ienv)
+        check_shape(result, 8, "this index application", e.span, self.run)
         frame = fn.arr.shape[fn.k :]
         cell = result[len(frame) :]
         atoms = fn.arr.reshape(-1)
@@ -367,9 +373,10 @@ class Frames:
             return result
         # Different abstractions (or none): instantiate each cell on its own.
         shape = tuple(batch[: fn.k]) + frame
+        check_shape(shape + cell, 8, "this index application", e.span, self.run)
         full = spread(fn.arr, shape)
         out = np.empty(shape + cell, dtype=rep_value(e.rep, ienv))
-        for idx in np.ndindex(*shape):
+        for idx in positions(shape):
             f = full[idx]
             if isinstance(f, PrimFn):
                 out[idx] = PrimFn(f.prim, f.indices + values)
@@ -387,6 +394,7 @@ class Frames:
     def unbox(self, e: E.EUnbox, env, ienv, batch) -> Val:
         boxed = self.ev(e.boxed, env, ienv, batch)
         body_shape = _shape(e, "body_shape", ienv)
+        check_shape(boxed.arr.shape[boxed.k :] + body_shape, 8, "this unbox", e.span, self.run)
         seen = [env[x] for x in self._free_of(e) if x in env]
         if type(boxed.arr) is BoxFrame:
             done = self._unbox_flat(e, env, ienv, boxed, seen, body_shape)
@@ -401,6 +409,8 @@ class Frames:
         bshape = joint(boxes.shape[:m], extent(seen, m))
         tf = bshape + frame
         dtype = rep_value(e.rep, ienv)
+        if math.prod(frame) == 0:  # no boxes: the same empty value in every batch cell
+            return Val(np.empty((1,) * m + frame + body_shape, dtype=dtype), m)
         if math.prod(tf) == 0:
             return Val(np.empty(tf + body_shape, dtype=dtype), m)
         own = boxes.reshape(-1)
@@ -513,12 +523,9 @@ def _values_key(values: tuple) -> tuple:
     return tuple((v, v.rep) if hasattr(v, "rep") else v for v in values)
 
 
-MAX_RANK = 64  # NumPy's limit on the number of axes
-
-
 def _function_name(fns: np.ndarray) -> str:
     """How size-limit messages name a function array: `iota/s`, or "this application"."""
-    first = fns.reshape(-1)[0] if fns.size else None
+    first = fns[(0,) * fns.ndim] if fns.size else None  # (no reshape: it would copy a broadcast array)
     return f"`{first.prim.name}`" if isinstance(first, PrimFn) else "this application"
 
 
@@ -556,7 +563,7 @@ def settle(out: np.ndarray, m: int) -> np.ndarray:
     if not any(getattr(f, "level", 0) > m for f in out.reshape(-1)):
         return out
     out = np.array(out)
-    for idx in np.ndindex(*out.shape):
+    for idx in positions(out.shape):
         f = out[idx]
         if getattr(f, "level", 0) > m:
             out[idx] = detach_closure(f, idx)
@@ -596,6 +603,6 @@ def restrict_closure(f: Closure, tf: tuple, sel: np.ndarray) -> Closure:
 
 def _map_objects(arr: np.ndarray, fn) -> np.ndarray:
     out = np.empty(arr.shape, dtype=object)
-    for idx in np.ndindex(*arr.shape):
+    for idx in positions(arr.shape):
         out[idx] = fn(arr[idx])
     return out

@@ -15,6 +15,7 @@ import numpy as np
 from . import erased as E
 from . import typed as T
 from .indices import SCALAR, Shape
+from .runtime import shape_problem
 from .types import TArr, TVar, Type, kind_of, prune
 from .values import dtype_of
 
@@ -72,7 +73,8 @@ def erase(e: T.TyExpr) -> E.EExpr:
         atoms = tuple(erase_atom(a) for a in e.atoms)
         r = rep(e.type)
         const = None
-        if all(isinstance(a, E.ELit) for a in atoms) and isinstance(r, np.dtype):
+        # (An empty literal whose shape NumPy cannot hold is left to the engines' located error.)
+        if all(isinstance(a, E.ELit) for a in atoms) and isinstance(r, np.dtype) and shape_problem(e.dims) is None:
             const = np.array([a.value for a in atoms], dtype=r).reshape(e.dims)  # type: ignore[union-attr]
             const.flags.writeable = False
         return E.EArray(e.span, e.dims, atoms, r, const)

@@ -114,9 +114,10 @@ class _Pos:
     bracket: str = ""
 
 
-def read(text: str, name: str = "<expr>", library: bool = False) -> list[SNode]:
-    """Read all top-level forms of ``text``; ``name`` is what error reports call it."""
-    source = Source(name, text, library)
+def read(text: str, name: str = "<expr>", library: bool = False, first_line: int = 1) -> list[SNode]:
+    """Read all top-level forms of ``text``; ``name`` is what error reports call it, ``first_line``
+    the number they give the text's first line."""
+    source = Source(name, text, library, first_line)
     positions = _scan(source)
     try:
         data = _Parser(text, nil=None, true=None, false=None).parse()
@@ -126,13 +127,13 @@ def read(text: str, name: str = "<expr>", library: bool = False) -> list[SNode]:
 
 
 def _start_span(source: Source) -> Span:
-    return Span(source, 1, 1, 1, 2)
+    return Span(source, source.first_line, 1, source.first_line, 2)
 
 
 def _scan(source: Source) -> list[_Pos]:
     """Tokenize like sexpdata does, returning the position tree or raising a located error."""
     text = source.text
-    line, line_start = 1, 0
+    line, line_start = source.first_line, 0
     top: list[_Pos] = []
     stack: list[_Pos] = []
     pos = 0

@@ -28,8 +28,11 @@ from .runtime import (
     IClosure,
     PrimContext,
     RunConfig,
+    callee_name,
+    check_shape,
     check_size,
     iapp_arg_value,
+    positions,
     index_value,
     rep_value,
     shape_value,
@@ -94,7 +97,7 @@ class Reference:
                 cells = tuple(shape_value(c, ienv) for c in e.cells)
                 return self.apply(fns, args, cells, shape_value(e.result, ienv), rep_value(e.rep, ienv), e.span)
             except RemoraRuntimeError as err:
-                relocate_library_error(err, e.span)
+                relocate_library_error(err, e.span, callee_name(e.fn))
                 raise
         if isinstance(e, E.EIApp):
             return self.iapp(e, env, ienv)
@@ -106,6 +109,8 @@ class Reference:
         if e.const is not None:
             return e.const
         dtype = rep_value(e.rep, ienv)
+        if not e.atoms:  # an empty literal: its shape is the program's
+            check_shape(e.dims, 8, "this array literal", e.span, self.run)
         out = np.empty(len(e.atoms), dtype=dtype)
         for i, a in enumerate(e.atoms):
             out[i] = self.atom(a, env, ienv)
@@ -129,7 +134,7 @@ class Reference:
     def collapse(self, cells: list[np.ndarray], shape: tuple[int, ...], dtype: np.dtype, span=None) -> np.ndarray:
         """collapse: a frame of array values becomes one array; its shape comes from the annotation."""
         self.step("collapse", f"{len(cells)} cells into {_show(shape)}")
-        check_size(math.prod(shape), max(np.dtype(dtype).itemsize, 8), "this frame", span, self.run)
+        check_shape(shape, max(np.dtype(dtype).itemsize, 8), "this frame", span, self.run)
         if not cells:
             return np.empty(shape, dtype=dtype)
         flat = np.concatenate([np.asarray(c).reshape(-1) for c in cells])
@@ -139,11 +144,11 @@ class Reference:
         """An application of the function array ``fns``: lift, then map, then β/δ."""
         frames = [fns.shape] + [a.shape[: a.ndim - len(c)] for a, c in zip(args, cells)]
         principal = max(frames, key=len)
-        check_size(math.prod(result), max(np.dtype(dtype).itemsize, 8), _name(fns), span, self.run)
+        check_shape(result, max(np.dtype(dtype).itemsize, 8), _name(fns), span, self.run)
         if any(f != principal for f in frames):
             self.step("lift", " ".join(_show(f) for f in frames) + f" → {_show(principal)}")
             for a, c in zip(args, cells):
-                check_size(math.prod(principal + tuple(c)), a.itemsize, "lifting this argument", span, self.run)
+                check_shape(principal + tuple(c), a.itemsize, "lifting this argument", span, self.run)
             fns = _replicate(fns, fns.shape, principal, ())
             args = [_replicate(a, f, principal, c) for a, f, c in zip(args, frames[1:], cells)]
         if not principal:
@@ -153,7 +158,7 @@ class Reference:
         self.step("map", f"frame {_show(principal)}: {n} applications on cells " + " ".join(_show(c) for c in cells))
         out = []
         boxed = 0  # bytes held in boxes made so far: each is small, all together need not be
-        for idx in np.ndindex(*principal):
+        for idx in positions(principal):
             cell = self.reduce_scalar(fns[idx], [a[idx + (Ellipsis,)] for a in args], cells, cell_result, span, dtype)
             if cell.dtype == object:
                 boxed += sum(b.value.nbytes for b in cell.reshape(-1) if isinstance(b, BoxValue))
@@ -165,7 +170,7 @@ class Reference:
         """β or δ: a single function applied to exactly its cells."""
         if isinstance(fn, PrimFn):
             self.step("δ", f"{fn.prim.name} on " + " ".join(_show(np.shape(a)) for a in args))
-            check_size(math.prod(result), 8, fn.prim.name, span, self.run)
+            check_shape(result, 8, fn.prim.name, span, self.run)
             ctx = ReferenceContext((), cells, result, fn.indices, span, self.run, dtype)
             ctx.engine = self
             out = np.asarray(fn.prim.impl(ctx, *[np.asarray(a) for a in args]))
@@ -183,9 +188,10 @@ class Reference:
         fns = self.ev(e.fn, env, ienv)
         values = tuple(iapp_arg_value(a, ienv) for a in e.args)
         result = shape_value(e.result, ienv)
+        check_shape(result, 8, "this index application", e.span, self.run)
         cell_result = result[fns.ndim:]
         out = []
-        for idx in np.ndindex(*fns.shape):
+        for idx in positions(fns.shape):
             fn = fns[idx]
             if isinstance(fn, PrimFn):
                 self.step("iβ", f"{fn.prim.name} at " + " ".join(map(_show_arg, values)))
@@ -198,14 +204,15 @@ class Reference:
                 inner.update(zip(fn.lam.vars, values))
                 out.append(self.ev(fn.lam.body, fn.env, inner))
             assert out[-1].shape == cell_result
-        return self.collapse(out, result, rep_value(e.rep, ienv))
+        return self.collapse(out, result, rep_value(e.rep, ienv), e.span)
 
     def unbox(self, e: E.EUnbox, env: dict, ienv: dict) -> np.ndarray:
         """unbox: the body runs once per box, with that box's indices and contents bound."""
         boxes = self.ev(e.boxed, env, ienv)
         body_shape = shape_value(e.body_shape, ienv)
+        check_shape(boxes.shape + body_shape, 8, "this unbox", e.span, self.run)
         out = []
-        for idx in np.ndindex(*boxes.shape):
+        for idx in positions(boxes.shape):
             box: BoxValue = boxes[idx]
             self.step("unbox", "indices " + " ".join(map(str, box.indices)) + f", contents {_show(box.value.shape)}")
             inner_i = dict(ienv)
@@ -213,7 +220,7 @@ class Reference:
             inner = dict(env)
             inner[e.value_name] = box.value
             out.append(self.ev(e.body, inner, inner_i))
-        return self.collapse(out, boxes.shape + body_shape, rep_value(e.rep, ienv))
+        return self.collapse(out, boxes.shape + body_shape, rep_value(e.rep, ienv), e.span)
 
 
 def _name(fns: np.ndarray) -> str:

@@ -153,8 +153,8 @@ class Frames:
     def eval_form(self, form: E.EForm) -> np.ndarray:
         with np.errstate(all="ignore"):
             if isinstance(form, E.EDefine):
-                self.globals[form.name] = self.ev(form.value, {}, {}, ()).arr  # a BoxFrame stays flat
-                return plain(self.globals[form.name])
+                self.globals[form.key] = self.ev(form.value, {}, {}, ()).arr  # a BoxFrame stays flat
+                return plain(self.globals[form.key])
             return self.value(form.expr)
 
     def value(self, e: E.EExpr, env: dict[str, np.ndarray] | None = None) -> np.ndarray:
@@ -167,8 +167,7 @@ class Frames:
 
     def ev(self, e: E.EExpr, env: dict, ienv: dict, batch: tuple) -> Val:
         if isinstance(e, E.EVar):
-            v = env.get(e.name)
-            return v if v is not None else Val(self.globals[e.name], 0)
+            return env[e.name] if e.key is None else Val(self.globals[e.key], 0)
         if isinstance(e, E.EApp):
             return self.app(e, env, ienv, batch)
         if isinstance(e, E.EArray):
@@ -606,3 +605,29 @@ def _map_objects(arr: np.ndarray, fn) -> np.ndarray:
     for idx in positions(arr.shape):
         out[idx] = fn(arr[idx])
     return out
+
+
+def unbatched(arr) -> np.ndarray:
+    """A global's value as the reference engine holds values (for ``:trace``): boxes as
+    objects, closures whose environments hold plain arrays instead of batched values.  A
+    global carries no batch axes, and neither do the closures in it (escaping ones are
+    settled), so nothing is lost; each distinct closure is converted once."""
+    return _unbatched(arr, {})
+
+
+def _unbatched(arr, done: dict) -> np.ndarray:
+    arr = plain(arr)
+    if arr.dtype != object:
+        return arr
+    return _map_objects(arr, lambda x: _unbatched_atom(x, done))
+
+
+def _unbatched_atom(x, done: dict):
+    if isinstance(x, BoxValue):
+        return BoxValue(x.indices, _unbatched(x.value, done))
+    if not isinstance(x, Closure):
+        return x
+    if id(x) not in done:
+        env = {name: _unbatched(v.arr, done) for name, v in x.env.items()}
+        done[id(x)] = (x, type(x)(x.lam, env, x.ienv))  # (x kept alive: its id stays its own)
+    return done[id(x)][1]

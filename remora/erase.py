@@ -61,14 +61,14 @@ def rep(t: Type) -> E.Rep:
 
 def erase_form(form: T.TyForm) -> E.EForm:
     if isinstance(form, T.TyDefine):
-        return E.EDefine(form.name, erase(form.value), form.span)
+        return E.EDefine(form.name, erase(form.value), form.span, form.key)
     return E.EExprForm(erase(form.expr), form.span)
 
 
 def erase(e: T.TyExpr) -> E.EExpr:
     """ℰ⟦e⟧."""
     if isinstance(e, T.TyRef):
-        return E.EVar(e.span, e.name)
+        return E.EVar(e.span, e.name, e.key)
     if isinstance(e, T.TyArray):
         atoms = tuple(erase_atom(a) for a in e.atoms)
         r = rep(e.type)
@@ -137,9 +137,10 @@ def erase_atom(a: T.TyAtom) -> E.EAtom:
 
 
 def free_terms(e) -> set[str]:
-    """The term variables an erased term uses from its surroundings."""
+    """The local variables an erased term uses from its surroundings (globals are found by key,
+    never in an environment)."""
     if isinstance(e, E.EVar):
-        return {e.name}
+        return {e.name} if e.key is None else set()
     if isinstance(e, E.EArray):
         out: set[str] = set()
         for a in e.atoms:

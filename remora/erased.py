@@ -34,7 +34,11 @@ class ENode:
 
 @dataclass(eq=False)
 class EVar(ENode):
+    """A variable: a local (``key`` None, looked up in the environment) or the global whose
+    key the checker resolved it to (looked up in the engine's globals by that key alone)."""
+
     name: str
+    key: str | None = None
 
 
 @dataclass(eq=False)
@@ -138,6 +142,8 @@ class EDefine:
     name: str
     value: EExpr
     span: Span
+    #: the definition's identity (its references' key): engines store the value under it
+    key: str = ""
 
 
 @dataclass(eq=False)

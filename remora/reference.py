@@ -76,15 +76,15 @@ class Reference:
     def eval_form(self, form: E.EForm) -> np.ndarray:
         with np.errstate(all="ignore"):
             if isinstance(form, E.EDefine):
-                self.globals[form.name] = self.ev(form.value, {}, {})
-                return self.globals[form.name]
+                self.globals[form.key] = self.ev(form.value, {}, {})
+                return self.globals[form.key]
             return self.ev(form.expr, {}, {})
 
     # --- expressions ------------------------------------------------------------
 
     def ev(self, e: E.EExpr, env: dict, ienv: dict) -> np.ndarray:
         if isinstance(e, E.EVar):
-            return env[e.name] if e.name in env else self.globals[e.name]
+            return env[e.name] if e.key is None else self.globals[e.key]
         if isinstance(e, E.EArray):
             return self.array(e, env, ienv)
         if isinstance(e, E.EFrame):

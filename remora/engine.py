@@ -28,7 +28,6 @@ from typing import NamedTuple
 import numpy as np
 
 from . import erased as E
-from .erase import free_terms
 from .errors import RemoraRuntimeError, relocate_library_error
 from .primitives import PRIMITIVES
 from .ragged import BoxFrame, NeedGrouping, Ragged, plain
@@ -134,7 +133,6 @@ class Frames:
     def __init__(self, run: RunConfig | None = None):
         self.run = run or RunConfig()
         self.globals: dict[str, np.ndarray] = {}
-        self._free: dict[int, frozenset[str]] = {}
         #: i-app results of unbatched abstractions, by (node, abstraction, index values)
         self._instances: dict[tuple, tuple] = {}
         #: what describes an evaluation under way is its thread's (a Function may run in several
@@ -178,7 +176,19 @@ class Frames:
             return self.iapp(e, env, ienv, batch)
         if isinstance(e, E.EUnbox):
             return self.unbox(e, env, ienv, batch)
+        if isinstance(e, E.ELet):
+            return self.let(e, env, ienv, batch)
         raise TypeError(f"not an erased expression: {e!r}")
+
+    def let(self, e: E.ELet, env, ienv, batch) -> Val:
+        """Sequential bindings, each value evaluated over the current batch and bound as it is
+        (what the β-redex the let abbreviates does: its parameter's cell is the whole value).
+        One environment of the let's own is filled in place — closures made by a binding keep
+        their own copy of what they capture — so n bindings cost n steps."""
+        local = {x: env[x] for x in e.free if x in env}
+        for name, value in e.bindings:
+            local[name] = self.ev(value, local, ienv, batch)
+        return self.ev(e.body, local, ienv, batch)
 
     def array(self, e: E.EArray, env, ienv, batch) -> Val:
         if e.const is not None:
@@ -207,11 +217,13 @@ class Frames:
         if isinstance(a, E.EPrim):
             return Val(obj_scalar(PrimFn(PRIMITIVES[a.name])), 0)
         if isinstance(a, (E.ELam, E.EILam)):
-            captured = [env[x] for x in a.free if x in env]
-            level = max((v.k for v in captured), default=0)
+            # A closure keeps just the locals it uses (its own dictionary: environments it was
+            # made in may be filled further, as a let's is, without it seeing that).
+            captured = {x: env[x] for x in a.free if x in env}
+            level = max((v.k for v in captured.values()), default=0)
             cls = IClosure if isinstance(a, E.EILam) else Closure
             # One closure; as a value it varies wherever what it captured varies.
-            return Val(spread(obj_scalar(cls(a, env, ienv, level)), extent(captured, level)), level)
+            return Val(spread(obj_scalar(cls(a, captured, ienv, level)), extent(list(captured.values()), level)), level)
         if isinstance(a, E.EBox):
             indices = tuple(index_value(i, ienv) for i in a.indices)
             body = _plain(self.ev(a.body, env, ienv, batch))
@@ -470,16 +482,13 @@ class Frames:
         and its value variable to ``contents`` (the boxes' values, batched over ``tf``)."""
         inner_i = dict(ienv)
         inner_i.update(zip(e.index_vars, indices))
-        inner = dict(env)
+        inner = {x: env[x] for x in e.free if x in env}
         inner[e.value_name] = Val(contents, len(tf))
         r = _plain(self.ev(e.body, inner, inner_i, tf))
         return spread(align(r, len(tf), 0, 0), tf + body_shape)
 
     def _free_of(self, e: E.EUnbox) -> frozenset[str]:
-        key = id(e)
-        if key not in self._free:
-            self._free[key] = frozenset(free_terms(e.body) - {e.value_name})
-        return self._free[key]
+        return e.free
 
 
 # Shapes in erased annotations: computed once per node and index environment (an environment
@@ -572,7 +581,7 @@ def settle(out: np.ndarray, m: int) -> np.ndarray:
 def restrict_env(env: dict, names, tf: tuple, sel: np.ndarray) -> dict:
     """The environment seen by the cells ``sel`` (flat positions in ``tf``) as a batch of their own."""
     coords = np.unravel_index(sel, tf) if len(sel) else ()
-    out = dict(env)
+    out = {x: env[x] for x in names if x in env}
     for x in names:
         v = env.get(x)
         if v is not None and type(v.arr) is BoxFrame:

@@ -140,10 +140,11 @@ def test_explicit_output_reads_back_with_the_same_meaning():
 # The REPL
 
 
-def repl(text: str, prelude: bool = True) -> tuple[str, str]:
-    """A piped REPL session (no terminal: values on stdout, errors on stderr)."""
+def repl(text: str, status: int = 0) -> tuple[str, str]:
+    """A piped REPL session (no terminal: values on stdout, errors on stderr); its exit status
+    is 1 when some input failed."""
     out, err = io.StringIO(), io.StringIO()
-    assert Repl(io.StringIO(text), out, err, interactive=False, prelude=prelude).run() == 0
+    assert Repl(io.StringIO(text), out, err, interactive=False).run() == status, err.getvalue()
     return out.getvalue(), err.getvalue()
 
 
@@ -171,7 +172,8 @@ def test_repl_failed_redefinition_leaves_the_old_one():
         "(f 1)\n"
         ":type f\n"
         "(define (f (x [Int])) (* 3 (f x)))\n"  # succeeds, in terms of the old f
-        "(f 1)\n"
+        "(f 1)\n",
+        status=1,
     )
     assert out.splitlines() == ["2", "2", "(Arr (-> ((Arr Int (Shp))) (Arr Int (Shp))) (Shp))", "6"]
     errors = [line.split(": error: ")[1] for line in err.splitlines() if ": error: " in line]
@@ -183,7 +185,7 @@ def test_repl_failed_redefinition_leaves_the_old_one():
 def test_repl_load_keeps_only_what_ran(tmp_path):
     path = tmp_path / "prog.rem"
     path.write_text("(define a 2.5)\n(define b (/ 1 0))\n(define a 7)\n", encoding="utf-8")
-    out, err = repl(f"(define a 1)\n:load {path}\na\n:type a\n")
+    out, err = repl(f"(define a 1)\n:load {path}\na\n:type a\n", status=1)
     assert out.splitlines() == ["2.5", "(Arr Float (Shp))"]
     assert err.count(": error: ") == 1
 
@@ -209,7 +211,7 @@ def test_repl_trace_sees_session_definitions_and_shadowing():
 
 
 def test_repl_trace_error_is_reported_and_the_session_goes_on():
-    out, err = repl(":trace (/ 1 0)\n:trace (+ 1 2.5)\n:trace undefined-name\n(+ 1 1)\n")
+    out, err = repl(":trace (/ 1 0)\n:trace (+ 1 2.5)\n:trace undefined-name\n(+ 1 1)\n", status=1)
     assert out.splitlines()[-1] == "2"
     assert err.count(": error: ") == 3
     assert "Traceback" not in err

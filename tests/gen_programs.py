@@ -23,6 +23,12 @@ What it produces (see ``Gen.strategies``):
   rotate append transpose index iota/w`` and the boxing ones ``iota/v iota filter shape ravel
   reshape``; ``reduce fold scan`` with primitives and λs (function-argument lifting included);
 - prelude functions ``sum product maximum minimum mean dot outer matmul count any all iterate``;
+- redefinitions (definitions are lexically scoped): a function defined again in terms of its
+  previous binding (``(define (f (p τ)) (let ((r (f p))) …))``), a value whose new definition
+  uses the old one, and prelude names (``sum``, ``dot``, …) redefined — as values, or in terms of
+  the prelude's own — followed by the prelude functions defined with them (``mean``, ``count``,
+  ``matmul``), which must keep the prelude's; earlier functions keep the globals they were
+  checked with, whatever is redefined after them;
 - boxes: ``box`` forms, frames of boxes of different sizes, ``unbox`` over scalar and
   non-scalar frames of boxes, with the unboxed index variable (a ``Dim`` or a ``Shape``) then
   used in the body's types (λ annotations, ``(i-app iota/s …)``, explicit instantiations).

@@ -2,7 +2,8 @@
 
 The generator picks a type first and builds a program of exactly that type (literals and
 frames of random shapes, empty ones included; lifted scalar primitives; frames of functions;
-λ, let, define; the array primitives and the prelude under automatic instantiation — written
+λ, let, define, redefinitions of names and of prelude names; the array primitives and the
+prelude under automatic instantiation — written
 explicitly where the smallest-frames rule of spec/inference.md would choose differently —;
 reduce/fold/scan; boxes, unbox over frames of boxes, index variables in types). For every
 generated program:

@@ -29,12 +29,11 @@ from . import syntax as S
 from .driver import Session, deep_recursion
 from .erase import erase
 from .errors import RemoraError, RemoraTypeError, Source, Span
-from .indices import concrete_shape
 from .primitives.registry import PRIMITIVES, Primitive, define
 from .runtime import RunConfig
 from .typed import TyDefine, form_type
 from .types import TArr, TForall, TFun, TPi, TSigma, Type, prune
-from .values import BASE_OF_DTYPE, BoxValue, dtype_of
+from .values import BASE_OF_DTYPE, BoxValue, dtype_of, type_of_array
 
 __all__ = ["check", "evaluate", "function", "register", "Function", "BoxValue"]
 
@@ -109,12 +108,6 @@ def _subclass_message(what: str, value: np.ndarray) -> str:
             "pass numpy.asarray(...) of it if its plain data is what you mean")
 
 
-def type_of_array(array: np.ndarray) -> Type:
-    from .types import BASE_TYPES, TArr
-
-    return TArr(BASE_TYPES[BASE_OF_DTYPE[array.dtype]], concrete_shape(array.shape))
-
-
 def _signature(arrays: list[np.ndarray]) -> tuple:
     return tuple((a.dtype.char, a.shape) for a in arrays)
 
@@ -145,14 +138,17 @@ def check(source: str, **inputs: Any) -> Type:
 
 @lru_cache(maxsize=256)
 def _checked(source: str, signature: tuple):
-    """Parse, check and erase ``source`` once per input signature: (erased forms, last type)."""
+    """Parse, check and erase ``source`` once per input signature: (erased forms, last type,
+    the key each input is declared under — a run supplies the inputs' values by these)."""
     session = Session(run=RunConfig(stdin=io.StringIO("")))
-    for name, char, shape in signature:
-        session.checker.globals[name] = type_of_array(np.empty(shape, dtype=np.dtype(char)))
+    keys = tuple(
+        (name, session.declare(name, type_of_array(np.empty(shape, dtype=np.dtype(char)))))
+        for name, char, shape in signature
+    )
     typed = session.check_text(source, "<source>")
     if not typed:
         raise RemoraTypeError("the program has no forms", Span(Source("<source>", source), 1, 1, 1, 2))
-    return [erase_form_cached(f) for f in typed], form_type(typed[-1])
+    return [erase_form_cached(f) for f in typed], form_type(typed[-1]), keys
 
 
 def erase_form_cached(form):
@@ -167,11 +163,12 @@ def evaluate(source: str, *, stdin: str = "", **inputs: Any) -> np.ndarray:
     if not isinstance(stdin, str):
         raise TypeError(f"remora.evaluate: stdin must be a str (the text read-nums reads), not {type(stdin).__name__}")
     arrays = {k: as_remora_array(k, v) for k, v in inputs.items()}
-    forms, last_type = _checked(source, tuple(sorted((k, a.dtype.char, a.shape) for k, a in arrays.items())))
+    forms, last_type, keys = _checked(source, tuple(sorted((k, a.dtype.char, a.shape) for k, a in arrays.items())))
     _refuse_functions(last_type, forms[-1].span, "the value of this program",
                       "remora.function(source) gives a Python callable for a function")
     session = Session(run=RunConfig(stdin=io.StringIO(stdin)))
-    session.engine.globals.update(arrays)
+    for name, key in keys:
+        session.supply(key, arrays[name])
     value = None
     with deep_recursion():
         for form in forms:
@@ -228,10 +225,10 @@ class Function:
         self._value = self._session.evaluate(last)
         self._source = Source("<function>", source)
         self._span = last.span if not isinstance(last, TyDefine) else last.value.span
+        self._session.bind("%function", self._value, self.type)
         self._calls: dict[tuple, Any] = {}
         #: the checker is one per Function: new signatures are checked one at a time
         self._checking = threading.Lock()
-        self._session.engine.globals["%function"] = self._value
 
     def __repr__(self) -> str:
         return f"remora.function({self.source!r}) : {self.type}"
@@ -252,15 +249,14 @@ class Function:
 
     def _application(self, arrays: list[np.ndarray]):
         """The erased application of this function to arguments of these types (checked once)."""
-        checker = self._session.checker
-        checker.globals["%function"] = self.type
         names = _argument_names(len(arrays))
-        for name, a in zip(names, arrays):
-            checker.globals[name] = type_of_array(a)
         span = self._span
         node = S.App(S.Ref("%function", span), tuple(S.Ref(n, span) for n in names), span)
+        # The arguments are locals of the application (each call binds them in its own
+        # environment); the function is the session's global %function.
+        arguments = {name: type_of_array(a) for name, a in zip(names, arrays)}
         with deep_recursion(span):
-            typed = checker.check_form(S.ExprForm(node, span))
+            typed = self._session.checker.check_form(S.ExprForm(node, span), arguments)
         _refuse_functions(form_type(typed), span, "the result of this function",
                           "apply the functions it returns inside the Remora source")
         return erase(typed.expr)  # type: ignore[union-attr]

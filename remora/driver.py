@@ -12,7 +12,7 @@ import functools
 import sys
 import threading
 from pathlib import Path
-from typing import Iterator
+from typing import IO, Iterator
 
 import numpy as np
 
@@ -22,11 +22,13 @@ from .errors import RemoraError, RemoraSyntaxError, Span
 from .parse import parse_top
 from .reader import read
 from .values import show_value
-from .engine import Frames
+from .engine import Frames, unbatched
 from .erase import erase_form
 from .reference import Reference
 from .runtime import RunConfig
 from .typecheck import Checker
+from .types import Type
+from .values import type_of_array
 
 RECURSION_LIMIT = 20000
 
@@ -71,10 +73,41 @@ class Session:
         self.run = run or RunConfig()
         self.engine = make_engine(engine, self.run)
         if prelude:
-            types, forms = load_prelude()
-            self.checker.globals.update(types)
+            bindings, forms = load_prelude()
+            self.checker.globals.update(bindings)
             for form in forms:
                 self.engine.eval_form(form)
+
+    # --- inputs: names bound before (or between) the forms that use them -----------------
+
+    def bind(self, name: str, value: np.ndarray, t: Type | None = None) -> str:
+        """Bind ``name`` to the array ``value`` for the forms checked from now on: its type
+        (from dtype and shape, unless ``t`` says) for the checker, its value for the engine,
+        under a fresh key — a new binding that shadows, never changes, an earlier one of the
+        same name (a prelude function's included: the prelude keeps its own).  The key is
+        returned.  This is how inputs enter a session."""
+        key = self.declare(name, t if t is not None else type_of_array(value))
+        self.supply(key, value)
+        return key
+
+    def declare(self, name: str, t: Type) -> str:
+        """The checker's half of :meth:`bind`: ``name`` has type ``t`` from now on; its value
+        comes later, by key (:meth:`supply`) — to check once and run with many values."""
+        return self.checker.declare(name, t)
+
+    def supply(self, key: str, value: np.ndarray) -> None:
+        """The engine's half of :meth:`bind`: the value of the global ``key``."""
+        self.engine.globals[key] = value
+
+    def tracer(self, trace: IO[str]) -> Reference:
+        """A reference engine that prints its steps to ``trace`` and sees every global this
+        session has — the prelude's, its definitions, its inputs — with the values it has."""
+        engine = Reference(RunConfig(stdin=self.run.stdin, trace=trace, max_bytes=self.run.max_bytes))
+        if isinstance(self.engine, Reference):
+            engine.globals = self.engine.globals  # (tracing an expression defines nothing)
+        else:
+            engine.globals = {key: unbatched(v) for key, v in self.engine.globals.items()}
+        return engine
 
     def forms(self, text: str, name: str, first_line: int = 1) -> list[S.TopForm]:
         """Read and parse every top-level form (syntax errors surface before any checking);
@@ -132,7 +165,8 @@ def prelude_files() -> list[Path]:
 
 @_serialised_by(_prelude_lock)  # checked once, even when several threads start at the same time
 def load_prelude() -> tuple[dict, list]:
-    """The prelude's definitions — their types and erased forms — checked once per process."""
+    """The prelude's definitions — their bindings (name → :class:`~remora.typed.Global`) and
+    erased forms — checked once per process, so their keys are the same in every session."""
     global _prelude_cache
     if _prelude_cache is None:
         checker = Checker()

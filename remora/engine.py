@@ -28,7 +28,6 @@ from typing import NamedTuple
 import numpy as np
 
 from . import erased as E
-from .erase import free_terms
 from .errors import RemoraRuntimeError, relocate_library_error
 from .primitives import PRIMITIVES
 from .ragged import BoxFrame, NeedGrouping, Ragged, plain
@@ -134,7 +133,6 @@ class Frames:
     def __init__(self, run: RunConfig | None = None):
         self.run = run or RunConfig()
         self.globals: dict[str, np.ndarray] = {}
-        self._free: dict[int, frozenset[str]] = {}
         #: i-app results of unbatched abstractions, by (node, abstraction, index values)
         self._instances: dict[tuple, tuple] = {}
         #: what describes an evaluation under way is its thread's (a Function may run in several
@@ -153,8 +151,8 @@ class Frames:
     def eval_form(self, form: E.EForm) -> np.ndarray:
         with np.errstate(all="ignore"):
             if isinstance(form, E.EDefine):
-                self.globals[form.name] = self.ev(form.value, {}, {}, ()).arr  # a BoxFrame stays flat
-                return plain(self.globals[form.name])
+                self.globals[form.key] = self.ev(form.value, {}, {}, ()).arr  # a BoxFrame stays flat
+                return plain(self.globals[form.key])
             return self.value(form.expr)
 
     def value(self, e: E.EExpr, env: dict[str, np.ndarray] | None = None) -> np.ndarray:
@@ -167,8 +165,7 @@ class Frames:
 
     def ev(self, e: E.EExpr, env: dict, ienv: dict, batch: tuple) -> Val:
         if isinstance(e, E.EVar):
-            v = env.get(e.name)
-            return v if v is not None else Val(self.globals[e.name], 0)
+            return env[e.name] if e.key is None else Val(self.globals[e.key], 0)
         if isinstance(e, E.EApp):
             return self.app(e, env, ienv, batch)
         if isinstance(e, E.EArray):
@@ -179,7 +176,19 @@ class Frames:
             return self.iapp(e, env, ienv, batch)
         if isinstance(e, E.EUnbox):
             return self.unbox(e, env, ienv, batch)
+        if isinstance(e, E.ELet):
+            return self.let(e, env, ienv, batch)
         raise TypeError(f"not an erased expression: {e!r}")
+
+    def let(self, e: E.ELet, env, ienv, batch) -> Val:
+        """Sequential bindings, each value evaluated over the current batch and bound as it is
+        (what the β-redex the let abbreviates does: its parameter's cell is the whole value).
+        One environment of the let's own is filled in place — closures made by a binding keep
+        their own copy of what they capture — so n bindings cost n steps."""
+        local = {x: env[x] for x in e.free if x in env}
+        for name, value in e.bindings:
+            local[name] = self.ev(value, local, ienv, batch)
+        return self.ev(e.body, local, ienv, batch)
 
     def array(self, e: E.EArray, env, ienv, batch) -> Val:
         if e.const is not None:
@@ -208,11 +217,13 @@ class Frames:
         if isinstance(a, E.EPrim):
             return Val(obj_scalar(PrimFn(PRIMITIVES[a.name])), 0)
         if isinstance(a, (E.ELam, E.EILam)):
-            captured = [env[x] for x in a.free if x in env]
-            level = max((v.k for v in captured), default=0)
+            # A closure keeps just the locals it uses (its own dictionary: environments it was
+            # made in may be filled further, as a let's is, without it seeing that).
+            captured = {x: env[x] for x in a.free if x in env}
+            level = max((v.k for v in captured.values()), default=0)
             cls = IClosure if isinstance(a, E.EILam) else Closure
             # One closure; as a value it varies wherever what it captured varies.
-            return Val(spread(obj_scalar(cls(a, env, ienv, level)), extent(captured, level)), level)
+            return Val(spread(obj_scalar(cls(a, captured, ienv, level)), extent(list(captured.values()), level)), level)
         if isinstance(a, E.EBox):
             indices = tuple(index_value(i, ienv) for i in a.indices)
             body = _plain(self.ev(a.body, env, ienv, batch))
@@ -471,16 +482,13 @@ class Frames:
         and its value variable to ``contents`` (the boxes' values, batched over ``tf``)."""
         inner_i = dict(ienv)
         inner_i.update(zip(e.index_vars, indices))
-        inner = dict(env)
+        inner = {x: env[x] for x in e.free if x in env}
         inner[e.value_name] = Val(contents, len(tf))
         r = _plain(self.ev(e.body, inner, inner_i, tf))
         return spread(align(r, len(tf), 0, 0), tf + body_shape)
 
     def _free_of(self, e: E.EUnbox) -> frozenset[str]:
-        key = id(e)
-        if key not in self._free:
-            self._free[key] = frozenset(free_terms(e.body) - {e.value_name})
-        return self._free[key]
+        return e.free
 
 
 # Shapes in erased annotations: computed once per node and index environment (an environment
@@ -573,7 +581,7 @@ def settle(out: np.ndarray, m: int) -> np.ndarray:
 def restrict_env(env: dict, names, tf: tuple, sel: np.ndarray) -> dict:
     """The environment seen by the cells ``sel`` (flat positions in ``tf``) as a batch of their own."""
     coords = np.unravel_index(sel, tf) if len(sel) else ()
-    out = dict(env)
+    out = {x: env[x] for x in names if x in env}
     for x in names:
         v = env.get(x)
         if v is not None and type(v.arr) is BoxFrame:
@@ -606,3 +614,29 @@ def _map_objects(arr: np.ndarray, fn) -> np.ndarray:
     for idx in positions(arr.shape):
         out[idx] = fn(arr[idx])
     return out
+
+
+def unbatched(arr) -> np.ndarray:
+    """A global's value as the reference engine holds values (for ``:trace``): boxes as
+    objects, closures whose environments hold plain arrays instead of batched values.  A
+    global carries no batch axes, and neither do the closures in it (escaping ones are
+    settled), so nothing is lost; each distinct closure is converted once."""
+    return _unbatched(arr, {})
+
+
+def _unbatched(arr, done: dict) -> np.ndarray:
+    arr = plain(arr)
+    if arr.dtype != object:
+        return arr
+    return _map_objects(arr, lambda x: _unbatched_atom(x, done))
+
+
+def _unbatched_atom(x, done: dict):
+    if isinstance(x, BoxValue):
+        return BoxValue(x.indices, _unbatched(x.value, done))
+    if not isinstance(x, Closure):
+        return x
+    if id(x) not in done:
+        env = {name: _unbatched(v.arr, done) for name, v in x.env.items()}
+        done[id(x)] = (x, type(x)(x.lam, env, x.ienv))  # (x kept alive: its id stays its own)
+    return done[id(x)][1]

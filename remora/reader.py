@@ -72,6 +72,8 @@ def visible(text: str) -> str:
 
 def classify_atom(text: str) -> Union[int, float, bool, str]:
     """The value of one token, or ``ValueError`` with a message saying what is wrong with it."""
+    if text[:1].isalpha() and text.isalnum():  # a plain name (the common case): none of the below applies
+        return text
     if text == "#t":
         return True
     if text == "#f":
@@ -142,13 +144,14 @@ def _scan(source: Source) -> list[_Pos]:
         assert m is not None  # the alternatives cover every character
         kind, tok = m.lastgroup, m.group()
         col = pos - line_start + 1
-        span = Span(source, line, col, line, col + len(tok))
         pos = m.end()
         if kind == "nl":
             line, line_start = line + 1, pos
-        elif kind in ("ws", "comment"):
             continue
-        elif kind == "open":
+        if kind in ("ws", "comment"):
+            continue
+        span = Span(source, line, col, line, col + len(tok))  # (only for tokens that make nodes)
+        if kind == "open":
             if len(stack) >= MAX_NESTING:
                 raise RemoraSyntaxError(f"brackets nested deeper than {MAX_NESTING} levels", span)
             node = _Pos(span, [], tok)

@@ -76,15 +76,15 @@ class Reference:
     def eval_form(self, form: E.EForm) -> np.ndarray:
         with np.errstate(all="ignore"):
             if isinstance(form, E.EDefine):
-                self.globals[form.name] = self.ev(form.value, {}, {})
-                return self.globals[form.name]
+                self.globals[form.key] = self.ev(form.value, {}, {})
+                return self.globals[form.key]
             return self.ev(form.expr, {}, {})
 
     # --- expressions ------------------------------------------------------------
 
     def ev(self, e: E.EExpr, env: dict, ienv: dict) -> np.ndarray:
         if isinstance(e, E.EVar):
-            return env[e.name] if e.name in env else self.globals[e.name]
+            return env[e.name] if e.key is None else self.globals[e.key]
         if isinstance(e, E.EArray):
             return self.array(e, env, ienv)
         if isinstance(e, E.EFrame):
@@ -103,7 +103,19 @@ class Reference:
             return self.iapp(e, env, ienv)
         if isinstance(e, E.EUnbox):
             return self.unbox(e, env, ienv)
+        if isinstance(e, E.ELet):
+            return self.let(e, env, ienv)
         raise TypeError(f"not an erased expression: {e!r}")
+
+    def let(self, e: E.ELet, env: dict, ienv: dict) -> np.ndarray:
+        """The β-redexes a let abbreviates, one binding at a time: evaluate the argument, then
+        β (no lift or map: the parameter's cell is the whole value).  One environment of the
+        let's own is filled in place, so n bindings cost n steps (closures copy what they use)."""
+        local = {x: env[x] for x in e.free if x in env}
+        for name, value in e.bindings:
+            local[name] = self.ev(value, local, ienv)
+            self.step("β", f"λ ({name})")
+        return self.ev(e.body, local, ienv)
 
     def array(self, e: E.EArray, env: dict, ienv: dict) -> np.ndarray:
         if e.const is not None:
@@ -121,10 +133,10 @@ class Reference:
             return a.value
         if isinstance(a, E.EPrim):
             return PrimFn(PRIMITIVES[a.name])
-        if isinstance(a, E.ELam):
-            return Closure(a, env, ienv)
-        if isinstance(a, E.EILam):
-            return IClosure(a, env, ienv)
+        if isinstance(a, (E.ELam, E.EILam)):
+            # just the locals it uses, in a dictionary of its own (a let's may be filled further)
+            cls = IClosure if isinstance(a, E.EILam) else Closure
+            return cls(a, {x: env[x] for x in a.free if x in env}, ienv)
         if isinstance(a, E.EBox):
             return BoxValue(tuple(index_value(i, ienv) for i in a.indices), self.ev(a.body, env, ienv))
         raise TypeError(f"not an erased atom: {a!r}")
@@ -217,7 +229,7 @@ class Reference:
             self.step("unbox", "indices " + " ".join(map(str, box.indices)) + f", contents {_show(box.value.shape)}")
             inner_i = dict(ienv)
             inner_i.update(zip(e.index_vars, box.indices))
-            inner = dict(env)
+            inner = {x: env[x] for x in e.free if x in env}
             inner[e.value_name] = box.value
             out.append(self.ev(e.body, inner, inner_i))
         return self.collapse(out, boxes.shape + body_shape, rep_value(e.rep, ienv), e.span)

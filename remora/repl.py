@@ -18,12 +18,11 @@ from pathlib import Path
 from typing import IO, Callable
 
 from . import syntax as S
-from .driver import Session, describe_form, show_result
+from .driver import Session, deep_recursion, describe_form, show_result
 from .erase import erase_form
 from . import typed as T
 from .errors import RemoraError, RemoraSyntaxError, Source, Span
 from .reader import _scan
-from .reference import Reference
 from .runtime import RunConfig
 from .streams import MAX_SOURCE_BYTES, OutputError, SourceError, emit, flush, read_source, report
 from .typed import TyDefine, TyExprForm, show_term
@@ -59,7 +58,6 @@ class Repl:
         self.interactive = interactive
         self.prelude = prelude
         self.session = Session(run=RunConfig(stdin=stdin), prelude=prelude)
-        self.definitions: list = []  # erased definitions, replayed for :trace
         self.lines = 0  # lines of the input stream read so far
         self.input_line = 1  # the number errors give the first line of the input being handled
         self.failed = False  # whether some input failed (the exit status says so)
@@ -194,8 +192,6 @@ class Repl:
         value = self.session.evaluate(typed)
         if isinstance(typed, TyExprForm):
             emit(show_result(typed, value), self.out)
-        else:
-            self.definitions.append(erase_form(typed))
 
     def _restore(self, snapshot: dict) -> None:
         """Forget definitions that were checked but never ran: the checker and engine stay in step."""
@@ -226,12 +222,12 @@ class Repl:
         emit(show_term(self._expression(arg).expr), self.out)
 
     def cmd_trace(self, arg: str) -> None:
+        """The expression on the reference engine, which sees the prelude and every definition
+        of the session with the values they have (nothing is evaluated again)."""
         typed = self._expression(arg)
-        engine = Reference(RunConfig(stdin=self.stdin, trace=None))
-        for definition in self.definitions:  # the reference engine needs the session's definitions
-            engine.eval_form(definition)
-        engine.run.trace = self.out
-        value = engine.eval_form(erase_form(typed))
+        engine = self.session.tracer(self.out)
+        with deep_recursion(typed.span):
+            value = engine.eval_form(erase_form(typed))
         emit(show_result(typed, value), self.out)
 
     def cmd_load(self, arg: str) -> None:
@@ -259,7 +255,7 @@ class Repl:
                 self._restore(ran)  # only what actually ran stays defined
                 raise
             if isinstance(form, TyDefine):
-                ran[form.name] = T.form_type(form)
+                ran[form.name] = T.Global(form.key, T.form_type(form))
         self._restore(ran)
 
     def _start_history(self):

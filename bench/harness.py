@@ -26,7 +26,7 @@ class Prepared:
     """A checked, erased program ready to run on either engine with its inputs bound."""
 
     forms: list
-    inputs: dict[str, np.ndarray]
+    inputs: dict[str, np.ndarray]  # by the key each input was declared under
     check_seconds: float
 
     def engine(self, name: str = "frames"):
@@ -64,10 +64,9 @@ def prepare(source: str, **inputs: Any) -> Prepared:
     arrays = {k: as_remora_array(k, v) for k, v in inputs.items()}
     start = time.perf_counter()
     session = Session()
-    for name, a in arrays.items():
-        session.checker.globals[name] = type_of_array(a)
+    keys = {name: session.declare(name, type_of_array(a)) for name, a in arrays.items()}
     forms = [erase_form(f) for f in session.check_text(source, "<bench>")]
-    return Prepared(forms, arrays, time.perf_counter() - start)
+    return Prepared(forms, {keys[name]: a for name, a in arrays.items()}, time.perf_counter() - start)
 
 
 def best_time(fn: Callable[[], Any], repeat: int = 5, budget: float = 30.0) -> float:

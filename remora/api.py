@@ -10,11 +10,16 @@ Checking is cached: a program is parsed and checked once per distinct source and
 input signature (dtypes and shapes), and a :class:`Function` checks each new
 argument signature once, so calling it in a loop costs a dictionary lookup and
 the evaluation itself.
+
+Every entry point may be called from several threads at once: a call's inputs live in its own
+session or its own evaluation environment, never in state another call reads.
 """
 
 from __future__ import annotations
 
 import io
+import math
+import threading
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -24,12 +29,11 @@ from . import syntax as S
 from .driver import Session, deep_recursion
 from .erase import erase
 from .errors import RemoraError, RemoraTypeError, Source, Span
-from .indices import concrete_shape
-from .primitives.registry import PRIMITIVES, Primitive, _parse_sorts, define
+from .primitives.registry import PRIMITIVES, Primitive, define
 from .runtime import RunConfig
 from .typed import TyDefine, form_type
-from .types import Type
-from .values import BASE_OF_DTYPE, BoxValue, dtype_of
+from .types import TArr, TForall, TFun, TPi, TSigma, Type, prune
+from .values import BASE_OF_DTYPE, BoxValue, dtype_of, type_of_array
 
 __all__ = ["check", "evaluate", "function", "register", "Function", "BoxValue"]
 
@@ -37,36 +41,71 @@ _SUPPORTED = ", ".join(BASE_OF_DTYPE[d] + f" ({d})" for d in BASE_OF_DTYPE)
 
 
 # ---------------------------------------------------------------------------
-# Inputs: NumPy arrays and Python scalars, exactly int64 / float64 / bool
+# Arguments: the program text, and the inputs — NumPy arrays and Python scalars, exactly
+# int64 / float64 / bool
 
 
-def as_remora_array(name: str, value: Any) -> np.ndarray:
-    """``value`` as a Remora array, or a RemoraTypeError — never a silent conversion."""
+def source_text(source: Any, caller: str) -> str:
+    """``source`` if it is program text; else a TypeError saying what to pass."""
+    if isinstance(source, str):
+        return source
+    if isinstance(source, (bytes, bytearray)):
+        raise TypeError(f"{caller}: the program must be a str, not {type(source).__name__}; decode it first, "
+                        "e.g. source.decode('utf-8')")
+    raise TypeError(f"{caller}: the program must be a str of Remora source text, not {type(source).__name__}")
+
+
+def as_remora_array(name: str, value: Any, what: str | None = None) -> np.ndarray:
+    """``value`` as a Remora array, or a RemoraTypeError — never a silent conversion.
+
+    ``what`` is how messages call the value (``input `x```, ``argument 2``); the error is
+    reported as concerning ``<name>`` since no source text is at fault."""
+    what = what or f"input `{name}`"
+    origin = f"<{what.replace('`', '')}>"
     if isinstance(value, bool):
         return np.asarray(value, dtype=np.bool_)
     if isinstance(value, int):
         if not -(2**63) <= value < 2**63:
-            raise RemoraTypeError(f"input `{name}` = {value} does not fit in a 64-bit Int")
+            raise RemoraTypeError(f"{what} = {value} does not fit in a 64-bit Int", origin=origin)
         return np.asarray(value, dtype=np.int64)
     if isinstance(value, float):
         return np.asarray(value, dtype=np.float64)
+    if isinstance(value, np.ndarray) and type(value) not in (np.ndarray, np.memmap):
+        raise RemoraTypeError(_subclass_message(what, value), origin=origin)
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         if array.dtype in BASE_OF_DTYPE:
             return array
         raise RemoraTypeError(
-            f"input `{name}` has dtype {array.dtype}; Remora arrays hold {_SUPPORTED}: convert it explicitly, "
-            f"e.g. with .astype(numpy.int64)"
+            f"{what} has dtype {array.dtype}; Remora arrays hold {_SUPPORTED}: {_conversion_hint(array.dtype)}",
+            origin=origin,
         )
     raise RemoraTypeError(
-        f"input `{name}` is a {type(value).__name__}; pass a NumPy array or a Python int, float or bool"
+        f"{what} is a {type(value).__name__}; pass a NumPy array or a Python int, float or bool", origin=origin
     )
 
 
-def type_of_array(array: np.ndarray) -> Type:
-    from .types import BASE_TYPES, TArr
+def _conversion_hint(dtype: np.dtype) -> str:
+    """How to make an array of ``dtype`` a Remora array, when there is an obvious way."""
+    if dtype.kind == "f":
+        return "convert it explicitly, e.g. with .astype(numpy.float64)"
+    if dtype.kind in "iu":
+        return "convert it explicitly, e.g. with .astype(numpy.int64)"
+    if dtype.kind == "b":
+        return "convert it explicitly, e.g. with .astype(numpy.bool_)"
+    if dtype.kind == "c":
+        return "Remora has no complex numbers: pass the real and imaginary parts (.real, .imag) as two Float arrays"
+    return "convert it to one of these explicitly"
 
-    return TArr(BASE_TYPES[BASE_OF_DTYPE[array.dtype]], concrete_shape(array.shape))
+
+def _subclass_message(what: str, value: np.ndarray) -> str:
+    """Why an ndarray subclass is refused: its data alone would not mean what the array means."""
+    kind = f"{type(value).__module__}.{type(value).__qualname__}"
+    if isinstance(value, np.ma.MaskedArray):
+        return (f"{what} is a masked array ({kind}): Remora arrays have no mask, and using the data without it "
+                "would change what it means; pass .filled(value) with the value masked entries should have")
+    return (f"{what} is a {kind}, a subclass of numpy.ndarray whose meaning a plain array may not keep; "
+            "pass numpy.asarray(...) of it if its plain data is what you mean")
 
 
 def _signature(arrays: list[np.ndarray]) -> tuple:
@@ -74,8 +113,16 @@ def _signature(arrays: list[np.ndarray]) -> tuple:
 
 
 def _output(value: np.ndarray) -> np.ndarray:
-    """A fresh, writeable array the caller owns (engine results may be views or broadcasts)."""
-    return np.array(value, copy=True)
+    """A fresh, writeable array the caller owns, boxes included: engine results may be views or
+    broadcasts of inputs, of definitions, of literal constants or of cached values, and boxes
+    hold such arrays too.  Nothing the caller does to the result may reach any of those."""
+    out = np.array(value, copy=True)
+    if out.dtype == object:
+        atoms = out.reshape(-1)  # a view: writing to it writes into ``out``
+        for i, atom in enumerate(atoms):
+            if isinstance(atom, BoxValue):
+                atoms[i] = BoxValue(atom.indices, _output(atom.value))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -84,20 +131,24 @@ def _output(value: np.ndarray) -> np.ndarray:
 
 def check(source: str, **inputs: Any) -> Type:
     """The type of the last top-level form of ``source`` (inputs, if given, are typed by dtype and shape)."""
+    source = source_text(source, "remora.check")
     arrays = {k: as_remora_array(k, v) for k, v in inputs.items()}
     return _checked(source, tuple(sorted((k, a.dtype.char, a.shape) for k, a in arrays.items())))[1]
 
 
 @lru_cache(maxsize=256)
 def _checked(source: str, signature: tuple):
-    """Parse, check and erase ``source`` once per input signature: (erased forms, last type)."""
+    """Parse, check and erase ``source`` once per input signature: (erased forms, last type,
+    the key each input is declared under — a run supplies the inputs' values by these)."""
     session = Session(run=RunConfig(stdin=io.StringIO("")))
-    for name, char, shape in signature:
-        session.checker.globals[name] = type_of_array(np.empty(shape, dtype=np.dtype(char)))
+    keys = tuple(
+        (name, session.declare(name, type_of_array(np.empty(shape, dtype=np.dtype(char)))))
+        for name, char, shape in signature
+    )
     typed = session.check_text(source, "<source>")
     if not typed:
         raise RemoraTypeError("the program has no forms", Span(Source("<source>", source), 1, 1, 1, 2))
-    return [erase_form_cached(f) for f in typed], form_type(typed[-1])
+    return [erase_form_cached(f) for f in typed], form_type(typed[-1]), keys
 
 
 def erase_form_cached(form):
@@ -108,15 +159,45 @@ def erase_form_cached(form):
 
 def evaluate(source: str, *, stdin: str = "", **inputs: Any) -> np.ndarray:
     """Run ``source`` with ``inputs`` bound as variables; the value of its last form."""
+    source = source_text(source, "remora.evaluate")
+    if not isinstance(stdin, str):
+        raise TypeError(f"remora.evaluate: stdin must be a str (the text read-nums reads), not {type(stdin).__name__}")
     arrays = {k: as_remora_array(k, v) for k, v in inputs.items()}
-    forms, _ = _checked(source, tuple(sorted((k, a.dtype.char, a.shape) for k, a in arrays.items())))
+    forms, last_type, keys = _checked(source, tuple(sorted((k, a.dtype.char, a.shape) for k, a in arrays.items())))
+    _refuse_functions(last_type, forms[-1].span, "the value of this program",
+                      "remora.function(source) gives a Python callable for a function")
     session = Session(run=RunConfig(stdin=io.StringIO(stdin)))
-    session.engine.globals.update(arrays)
+    for name, key in keys:
+        session.supply(key, arrays[name])
     value = None
     with deep_recursion():
         for form in forms:
             value = session.engine.eval_form(form)
     return _output(value)
+
+
+def _refuse_functions(t: Type, span: Span, what: str, hint: str) -> None:
+    """A result is returned to Python as an array: one holding functions is refused, located."""
+    t = prune(t)
+    atom = prune(t.atom) if isinstance(t, TArr) else t
+    if isinstance(atom, (TFun, TForall, TPi)):
+        shape = t.shape.dims() if isinstance(t, TArr) else None
+        kind = "a function" if shape == () else "an array of functions"
+        raise RemoraTypeError(f"{what} is {kind}, of type {t}: only arrays can be returned to Python; {hint}", span)
+    if _holds_functions(atom):
+        raise RemoraTypeError(
+            f"{what} has type {t}, with functions inside its boxes: only arrays of Int, Float or Bool "
+            "(and boxes of them) can be returned to Python", span
+        )
+
+
+def _holds_functions(t: Type) -> bool:
+    t = prune(t)
+    if isinstance(t, TArr):
+        return _holds_functions(t.atom)
+    if isinstance(t, TSigma):
+        return _holds_functions(t.body)
+    return isinstance(t, (TFun, TForall, TPi))
 
 
 # ---------------------------------------------------------------------------
@@ -132,11 +213,11 @@ class Function:
     """
 
     def __init__(self, source: str):
-        self.source = source
+        self.source = source = source_text(source, "remora.function")
         self._session = Session(run=RunConfig(stdin=io.StringIO("")))
         typed = self._session.check_text(source, "<function>")
         if not typed:
-            raise RemoraTypeError("the function source has no forms")
+            raise RemoraTypeError("the function source has no forms", Span(Source("<function>", source), 1, 1, 1, 2))
         for form in typed[:-1]:
             self._session.evaluate(form)
         last = typed[-1]
@@ -144,38 +225,46 @@ class Function:
         self._value = self._session.evaluate(last)
         self._source = Source("<function>", source)
         self._span = last.span if not isinstance(last, TyDefine) else last.value.span
+        self._session.bind("%function", self._value, self.type)
         self._calls: dict[tuple, Any] = {}
+        #: the checker is one per Function: new signatures are checked one at a time
+        self._checking = threading.Lock()
 
     def __repr__(self) -> str:
         return f"remora.function({self.source!r}) : {self.type}"
 
     def __call__(self, *args: Any) -> np.ndarray:
-        arrays = [as_remora_array(f"argument {i + 1}", a) for i, a in enumerate(args)]
+        arrays = [as_remora_array(f"argument {i + 1}", a, f"argument {i + 1}") for i, a in enumerate(args)]
         key = _signature(arrays)
         app = self._calls.get(key)
         if app is None:
-            app = self._calls[key] = self._application(arrays)
-        engine = self._session.engine
-        engine.globals.update(zip(_ARG_NAMES[: len(arrays)], arrays))
+            with self._checking:
+                app = self._calls.get(key)
+                if app is None:
+                    app = self._calls[key] = self._application(arrays)
+        # The arguments are this call's own environment: the engine is shared by every call.
+        env = dict(zip(_argument_names(len(arrays)), arrays))
         with deep_recursion():
-            return _output(engine.value(app))
+            return _output(self._session.engine.value(app, env))
 
     def _application(self, arrays: list[np.ndarray]):
         """The erased application of this function to arguments of these types (checked once)."""
-        checker = self._session.checker
-        checker.globals["%function"] = self.type
-        names = _ARG_NAMES[: len(arrays)]
-        for name, a in zip(names, arrays):
-            checker.globals[name] = type_of_array(a)
+        names = _argument_names(len(arrays))
         span = self._span
         node = S.App(S.Ref("%function", span), tuple(S.Ref(n, span) for n in names), span)
-        self._session.engine.globals["%function"] = self._value
+        # The arguments are locals of the application (each call binds them in its own
+        # environment); the function is the session's global %function.
+        arguments = {name: type_of_array(a) for name, a in zip(names, arrays)}
         with deep_recursion(span):
-            typed = checker.check_form(S.ExprForm(node, span))
+            typed = self._session.checker.check_form(S.ExprForm(node, span), arguments)
+        _refuse_functions(form_type(typed), span, "the result of this function",
+                          "apply the functions it returns inside the Remora source")
         return erase(typed.expr)  # type: ignore[union-attr]
 
 
-_ARG_NAMES = tuple(f"%argument{i + 1}" for i in range(64))
+def _argument_names(count: int) -> list[str]:
+    """The names a call's arguments are bound to (``%`` keeps them apart from any Remora name)."""
+    return [f"%argument{i + 1}" for i in range(count)]
 
 
 def function(source: str) -> Function:
@@ -192,38 +281,116 @@ def register(name: str, signature: str, fn: Callable[..., Any], variables: str =
 
     ``signature`` is a function type as in the paper's Fig. 2 (``(-> ((Arr Float (Shp))) (Arr Float (Shp)))``),
     ``variables`` the sorts of its variables (``"n:Dim s:Shape t:Atom"``); quantifiers are added as for
-    every primitive.  ``fn`` receives arrays whose leading axes are the frame and whose trailing axes are
-    the argument cells, and must return the result cells behind the same leading axes — as a NumPy ufunc,
-    or a function reducing over ``axis=-1``, does.
+    every primitive.  ``fn`` receives each argument as a stack of cells — shape ``(n,) + cell``, one
+    row per cell the application covers — and returns the stack of result cells, ``(n,) + result
+    cell`` (an array, or anything ``numpy.asarray`` makes one of): a NumPy ufunc, or a function
+    reducing over ``axis=-1``, does.  Both engines call it so; only ``n`` differs.
     """
     from .driver import load_prelude
 
-    if name in PRIMITIVES:
-        raise RemoraTypeError(f"a primitive named `{name}` already exists")
-    if name in load_prelude()[0]:
-        raise RemoraTypeError(f"`{name}` is defined by the prelude; choose another name")
+    _check_register_arguments(name, signature, fn, doc)
+    sorts = _variable_sorts(variables)
+    with _REGISTERING:  # the name is free and then taken in one step, whatever other threads do
+        if name in PRIMITIVES:
+            raise RemoraTypeError(f"a primitive named `{name}` already exists", origin="<register>")
+        if name in load_prelude()[0]:
+            raise RemoraTypeError(f"`{name}` is defined by the prelude; choose another name", origin="<register>")
+        _define(name, signature, fn, sorts, doc)
+        _checked.cache_clear()
+
+
+_REGISTERING = threading.Lock()
+_SORTS = ("Dim", "Shape", "Atom", "Array")
+
+
+def _check_register_arguments(name: Any, signature: Any, fn: Any, doc: Any) -> None:
+    """Wrong Python arguments are TypeErrors and ValueErrors that say what to pass."""
+    for what, value in (("name", name), ("signature", signature), ("doc", doc)):
+        if not isinstance(value, str):
+            raise TypeError(f"remora.register: the {what} must be a str, not {type(value).__name__}")
+    if not callable(fn):
+        raise TypeError(f"remora.register: fn must be callable (a NumPy function), not {type(fn).__name__}")
+    if not is_remora_name(name):
+        raise ValueError(
+            f"remora.register: {name!r} is not a name a Remora program can call: a primitive's name is one "
+            "symbol — no spaces, brackets, quotes or `;`, not a number, not a keyword such as `define`"
+        )
+
+
+def _variable_sorts(variables: Any) -> dict[str, str]:
+    """``"n:Dim s:Shape t:Atom"`` as a dictionary, or a ValueError that shows the expected form."""
+    if not isinstance(variables, str):
+        raise TypeError(f"remora.register: variables must be a str such as \"n:Dim t:Atom\", not {type(variables).__name__}")
+    sorts: dict[str, str] = {}
+    for item in variables.split():
+        var, colon, sort = item.partition(":")
+        if not colon or sort not in _SORTS or not is_remora_name(var):
+            raise ValueError(
+                f"remora.register: variables must be \"name:Sort ...\" with each Sort one of {', '.join(_SORTS)} "
+                f"(e.g. \"n:Dim s:Shape t:Atom\"); {item!r} is not"
+            )
+        if var in sorts:
+            raise ValueError(f"remora.register: the variable `{var}` is declared twice in {variables!r}")
+        sorts[var] = sort
+    return sorts
+
+
+def is_remora_name(name: str) -> bool:
+    """Whether ``name`` reads as one Remora symbol that an expression can refer to."""
+    from .parse import RESERVED, parse_expr
+    from .reader import SAtom, read
+
+    try:
+        nodes = read(name, "<name>")
+    except RemoraError:
+        return False
+    if len(nodes) != 1 or not isinstance(nodes[0], SAtom) or nodes[0].value != name or name in RESERVED:
+        return False
+    try:
+        return isinstance(parse_expr(nodes[0]), S.Ref)
+    except RemoraError:
+        return False
+
+
+def _define(name: str, signature: str, fn: Callable[..., Any], sorts: dict[str, str], doc: str) -> None:
+    """Add ``fn`` to the table of primitives as ``name`` (its signature kind-checked first)."""
 
     def impl(ctx, *args):
+        frame = tuple(ctx.frame)
+        n = math.prod(frame)
+        stacks = [_read_only(a.reshape((n,) + a.shape[len(frame):])) for a in map(np.asarray, args)]
         try:
-            out = np.asarray(fn(*args))
+            out = _result_array(fn(*stacks), ctx.result_dtype)
         except Exception as exc:  # the user's function failed: a located run-time error
             ctx.error(f"registered primitive `{name}` raised {type(exc).__name__}: {exc}")
-        expected = tuple(ctx.frame) + tuple(ctx.result_cell)
+        expected = (n,) + tuple(ctx.result_cell)
         if out.shape != expected:
-            ctx.error(f"registered primitive `{name}` returned an array of shape {out.shape}; its type says {expected}")
+            ctx.error(f"registered primitive `{name}` returned an array of shape {out.shape} for a stack of {n} "
+                      f"cell{'s' if n != 1 else ''}; its type says {expected} (one result cell per row)")
         if ctx.result_dtype != object and out.dtype != ctx.result_dtype:
             ctx.error(f"registered primitive `{name}` returned {out.dtype} atoms; its type says {ctx.result_dtype}")
-        return out
+        return out.reshape(frame + tuple(ctx.result_cell))
 
-    prim = Primitive(
-        name, signature, _parse_sorts(variables), doc or f"Registered from Python: {fn!r}.", impl, builtin=False
-    )
-    try:
-        prim.type  # kind-check the signature now, not at first use
-    except RemoraError:
-        raise
+    prim = Primitive(name, signature, sorts, doc or f"Registered from Python: {fn!r}.", impl, builtin=False)
+    prim.type  # kind-check the signature now, not at first use
     define(prim)
-    _checked.cache_clear()
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """A view the registered function cannot write through: arguments may be the program's own
+    arrays (definitions, constants), which nothing outside the program may change."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
+def _result_array(out: Any, dtype: np.dtype) -> np.ndarray:
+    """What a registered function returned, as an array.  A list without atoms says nothing
+    about their type (``numpy.asarray([])`` is float64): it takes the declared one."""
+    array = np.asarray(out)
+    if array.size == 0 and not isinstance(out, (np.ndarray, np.generic)) and dtype != object:
+        array = array.astype(dtype)
+    return array
 
 
 def _dtype_name(t: Type) -> str:

@@ -2,27 +2,45 @@
 
 Exit codes (contract §3): 0 success, 1 a program error (reported as
 ``FILE:LINE:COL: error: …`` with a caret), 2 usage or I/O errors, 130 on Ctrl-C.
+
+Only the standard library is imported before :func:`entry` is running: NumPy, the checker and
+the prelude are loaded inside it, so Ctrl-C while they load ends quietly with 130 too.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
+import signal
 import sys
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from .driver import Session, describe_form, show_result
-from .erase import erase_form
-from .erased import show_erased
-from .errors import RemoraError
-from .runtime import RunConfig
-from .typed import TyExprForm, show_form
+if TYPE_CHECKING:
+    import argparse
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPT = 0, 1, 2, 130
 
+#: Ctrl-Cs received since :func:`entry` began.  A KeyboardInterrupt raised inside an extension
+#: module's import can reach us as some other exception (NumPy turns it into an ImportError, a
+#: class body's ``__set_name__`` into a RuntimeError): this count still says what happened.
+_interrupts = 0
+
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from . import __version__
+
+    class Version(argparse.Action):
+        """``--version``, printed as the program's output is (argparse's own ignores a failed write)."""
+
+        def __call__(self, parser, namespace, values, option_string=None):
+            from .streams import emit
+
+            emit(f"remora {__version__}")
+            parser.exit()
+
     p = argparse.ArgumentParser(prog="remora", description="Remora: a typed rank-polymorphic array language.")
+    p.add_argument("--version", action=Version, nargs=0, help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="{check,eval,repl}")
     check = sub.add_parser("check", help="parse and type-check a program; print the type of each form")
     _add_source_args(check)
@@ -48,62 +66,95 @@ def _add_source_args(p: argparse.ArgumentParser) -> None:
 
 
 def _source(args: argparse.Namespace) -> tuple[str, str]:
+    from .streams import read_source
+
     if args.expr is not None:
         return args.expr, "<expr>"
-    with open(args.file, encoding="utf-8") as f:
-        return f.read(), args.file
+    return read_source(args.file), args.file
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
     try:
-        if args.command == "repl":
-            from .repl import main as repl_main
-
-            return repl_main(args.prelude)
-        try:
-            text, name = _source(args)
-        except (OSError, UnicodeDecodeError) as exc:
-            print(f"remora: cannot read {args.file}: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
-            return EXIT_USAGE
-        if args.command == "check":
-            return _check(text, name, args.explicit, args.prelude)
-        return _eval(text, name, args)
+        return _main(argv)
     except KeyboardInterrupt:
-        print("remora: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPT
-    except BrokenPipeError:
+        return _interrupted()
+    except BrokenPipeError:  # the reader of our output went away: nothing more is wanted
         _quiet_stdout()
         return EXIT_OK
-    except Exception as exc:  # a bug in remora itself: say so plainly, without a traceback
+    except Exception as exc:
+        from .streams import OutputError, report
+
+        if isinstance(exc, OutputError):
+            _quiet_stdout()
+            report(f"remora: cannot write to standard output: {exc.reason}")
+            return EXIT_USAGE
+        if _interrupts:  # (a Ctrl-C that some import turned into another exception)
+            return _interrupted()
         if os.environ.get("REMORA_DEBUG"):
             raise
-        print(f"remora: internal error: {type(exc).__name__}: {exc} (set REMORA_DEBUG=1 for details)", file=sys.stderr)
+        # a bug in remora itself: say so plainly, without a traceback
+        report(f"remora: internal error: {type(exc).__name__}: {exc} (set REMORA_DEBUG=1 for details)")
         return EXIT_ERROR
 
 
-def _quiet_stdout() -> None:
-    """After the reader of our output went away, stop Python complaining at exit."""
+def _main(argv: Sequence[str] | None) -> int:
+    from .streams import SourceError, report
+
+    args = _parser().parse_args(argv)
+    if args.command == "repl":
+        from .repl import main as repl_main
+
+        return repl_main(args.prelude)
     try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except OSError:
-        pass
+        text, name = _source(args)
+    except SourceError as exc:
+        report(f"remora: cannot read {args.file}: {exc}")
+        return EXIT_USAGE
+    if args.command == "check":
+        return _check(text, name, args.explicit, args.prelude)
+    return _eval(text, name, args)
+
+
+def _interrupted() -> int:
+    from .streams import report
+
+    report("remora: interrupted")
+    return EXIT_INTERRUPT
+
+
+def _quiet_stdout() -> None:
+    """After standard output failed, stop Python failing again (and complaining) at exit."""
+    from .streams import quiet
+
+    quiet(sys.stdout)
 
 
 def _check(text: str, name: str, explicit: bool = False, prelude: bool = True) -> int:
+    from .driver import Session, describe_form
+    from .errors import RemoraError
+    from .streams import emit, report
+    from .typed import show_form
+
     session = Session(prelude=prelude)
     try:
         for form in session.forms(text, name):
             typed = session.check_form(form)
-            print(show_form(typed) if explicit else describe_form(typed), flush=True)
+            emit(show_form(typed) if explicit else describe_form(typed))
     except RemoraError as err:
-        print(err.report(), file=sys.stderr)
+        report(err.report())
         return EXIT_ERROR
     return EXIT_OK
 
 
 def _eval(text: str, name: str, args: argparse.Namespace) -> int:
+    from .driver import Session, show_result
+    from .erase import erase_form
+    from .erased import show_erased
+    from .errors import RemoraError
+    from .runtime import RunConfig
+    from .streams import emit, flush, report
+    from .typed import TyExprForm
+
     engine = "reference" if args.trace else args.engine
     run = RunConfig(stdin=sys.stdin, trace=sys.stderr if args.trace else None)
     session = Session(engine=engine, run=run, prelude=args.prelude)
@@ -111,22 +162,56 @@ def _eval(text: str, name: str, args: argparse.Namespace) -> int:
         typed = session.check_text(text, name)
         if args.erased:
             for form in typed:
-                print(show_erased(erase_form(form)))
+                emit(show_erased(erase_form(form)))
             return EXIT_OK
         for form in typed:
             value = session.evaluate(form)
             if isinstance(form, TyExprForm):
-                print(show_result(form, value), flush=True)
+                emit(show_result(form, value))
     except RemoraError as err:
-        sys.stdout.flush()
-        print(err.report(), file=sys.stderr)
+        flush()
+        report(err.report())
         return EXIT_ERROR
     return EXIT_OK
 
 
 def entry() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+    """Console-script entry point.  Ctrl-C at any moment from here on — imports included — ends
+    with status 130 and one line; output still buffered is written (or its failure reported) now."""
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # (not where SIGINT is ignored)
+        signal.signal(signal.SIGINT, _on_interrupt)
+    try:
+        try:
+            code = main()
+        except SystemExit as exc:  # (argparse: --help, --version and usage errors)
+            code = exc.code if isinstance(exc.code, int) else (EXIT_OK if exc.code is None else EXIT_USAGE)
+        if code != EXIT_INTERRUPT:
+            code = _flushed(code)
+    except KeyboardInterrupt:
+        code = _interrupted()
+    sys.exit(code)
+
+
+def _on_interrupt(signum, frame) -> None:
+    """Python's own Ctrl-C handler, counting."""
+    global _interrupts
+    _interrupts += 1
+    raise KeyboardInterrupt
+
+
+def _flushed(code: int) -> int:
+    """``code``, or the I/O error's status if standard output cannot take what is still buffered."""
+    from .streams import OutputError, flush, report
+
+    try:
+        flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+    except OutputError as exc:
+        _quiet_stdout()
+        report(f"remora: cannot write to standard output: {exc.reason}")
+        return EXIT_USAGE
+    return code
 
 
 if __name__ == "__main__":

@@ -8,9 +8,11 @@ the Python API are three front doors to the same functions.
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
+import threading
 from pathlib import Path
-from typing import Iterator
+from typing import IO, Iterator
 
 import numpy as np
 
@@ -20,26 +22,43 @@ from .errors import RemoraError, RemoraSyntaxError, Span
 from .parse import parse_top
 from .reader import read
 from .values import show_value
-from .engine import Frames
+from .engine import Frames, unbatched
 from .erase import erase_form
 from .reference import Reference
 from .runtime import RunConfig
 from .typecheck import Checker
+from .types import Type
+from .values import type_of_array
 
 RECURSION_LIMIT = 20000
+
+
+class _Room:
+    """The recursion limit is one per process: raised while any thread needs the room, restored
+    when the last one is done (a thread restoring it early would leave another one short)."""
+
+    lock = threading.Lock()
+    users = 0
+    saved = 0
 
 
 @contextlib.contextmanager
 def deep_recursion(span: Span | None = None) -> Iterator[None]:
     """Room for deeply nested (but bracket-limited) programs; a located error if even that runs out."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, RECURSION_LIMIT))
+    with _Room.lock:
+        if _Room.users == 0:
+            _Room.saved = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_Room.saved, RECURSION_LIMIT))
+        _Room.users += 1
     try:
         yield
     except RecursionError:
         raise RemoraSyntaxError("this form is nested too deeply to process", span) from None
     finally:
-        sys.setrecursionlimit(old)
+        with _Room.lock:
+            _Room.users -= 1
+            if _Room.users == 0:
+                sys.setrecursionlimit(_Room.saved)
 
 
 class Session:
@@ -54,15 +73,47 @@ class Session:
         self.run = run or RunConfig()
         self.engine = make_engine(engine, self.run)
         if prelude:
-            types, forms = load_prelude()
-            self.checker.globals.update(types)
+            bindings, forms = load_prelude()
+            self.checker.globals.update(bindings)
             for form in forms:
                 self.engine.eval_form(form)
 
-    def forms(self, text: str, name: str) -> list[S.TopForm]:
-        """Read and parse every top-level form (syntax errors surface before any checking)."""
+    # --- inputs: names bound before (or between) the forms that use them -----------------
+
+    def bind(self, name: str, value: np.ndarray, t: Type | None = None) -> str:
+        """Bind ``name`` to the array ``value`` for the forms checked from now on: its type
+        (from dtype and shape, unless ``t`` says) for the checker, its value for the engine,
+        under a fresh key — a new binding that shadows, never changes, an earlier one of the
+        same name (a prelude function's included: the prelude keeps its own).  The key is
+        returned.  This is how inputs enter a session."""
+        key = self.declare(name, t if t is not None else type_of_array(value))
+        self.supply(key, value)
+        return key
+
+    def declare(self, name: str, t: Type) -> str:
+        """The checker's half of :meth:`bind`: ``name`` has type ``t`` from now on; its value
+        comes later, by key (:meth:`supply`) — to check once and run with many values."""
+        return self.checker.declare(name, t)
+
+    def supply(self, key: str, value: np.ndarray) -> None:
+        """The engine's half of :meth:`bind`: the value of the global ``key``."""
+        self.engine.globals[key] = value
+
+    def tracer(self, trace: IO[str]) -> Reference:
+        """A reference engine that prints its steps to ``trace`` and sees every global this
+        session has — the prelude's, its definitions, its inputs — with the values it has."""
+        engine = Reference(RunConfig(stdin=self.run.stdin, trace=trace, max_bytes=self.run.max_bytes))
+        if isinstance(self.engine, Reference):
+            engine.globals = self.engine.globals  # (tracing an expression defines nothing)
+        else:
+            engine.globals = {key: unbatched(v) for key, v in self.engine.globals.items()}
+        return engine
+
+    def forms(self, text: str, name: str, first_line: int = 1) -> list[S.TopForm]:
+        """Read and parse every top-level form (syntax errors surface before any checking);
+        ``first_line`` numbers the text's first line (a REPL input's line in its input stream)."""
         with deep_recursion():
-            return [parse_top(node) for node in read(text, name)]
+            return [parse_top(node) for node in read(text, name, first_line=first_line)]
 
     def check_form(self, form: S.TopForm) -> T.TyForm:
         with deep_recursion(form.span):
@@ -88,6 +139,21 @@ PRELUDE_DIRS = (
     Path(sys.prefix) / "share" / "remora" / "prelude",  # installed as data files
 )
 _prelude_cache: tuple[dict, list] | None = None
+_prelude_lock = threading.Lock()
+
+
+def _serialised_by(lock: threading.Lock):
+    """Decorator: calls of the function take turns."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with lock:
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 def prelude_files() -> list[Path]:
@@ -97,8 +163,10 @@ def prelude_files() -> list[Path]:
     raise FileNotFoundError("the Remora prelude is missing (looked in: " + ", ".join(map(str, PRELUDE_DIRS)) + ")")
 
 
+@_serialised_by(_prelude_lock)  # checked once, even when several threads start at the same time
 def load_prelude() -> tuple[dict, list]:
-    """The prelude's definitions — their types and erased forms — checked once per process."""
+    """The prelude's definitions — their bindings (name → :class:`~remora.typed.Global`) and
+    erased forms — checked once per process, so their keys are the same in every session."""
     global _prelude_cache
     if _prelude_cache is None:
         checker = Checker()

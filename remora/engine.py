@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from typing import NamedTuple
 
 import numpy as np
 
 from . import erased as E
-from .erase import free_terms
 from .errors import RemoraRuntimeError, relocate_library_error
 from .primitives import PRIMITIVES
 from .ragged import BoxFrame, NeedGrouping, Ragged, plain
@@ -39,8 +39,10 @@ from .runtime import (
     IClosure,
     PrimContext,
     RunConfig,
-    check_size,
+    callee_name,
+    check_shape,
     iapp_arg_value,
+    positions,
     index_value,
     rep_value,
     uniform_atom,
@@ -119,34 +121,51 @@ class FrameContext(PrimContext):
         return self.engine.apply_frame(fns, list(args), self.frame, tuple(cells), tuple(result_cell), np.dtype(object), self.span)
 
 
+class _Running(threading.local):
+    """Per-thread state of the evaluations an engine has under way."""
+
+    ragged_depth = 0
+
+
 class Frames:
     """Evaluates erased forms one after another; definitions persist in ``globals``."""
 
     def __init__(self, run: RunConfig | None = None):
         self.run = run or RunConfig()
         self.globals: dict[str, np.ndarray] = {}
-        self._free: dict[int, frozenset[str]] = {}
         #: i-app results of unbatched abstractions, by (node, abstraction, index values)
         self._instances: dict[tuple, tuple] = {}
-        #: how many ragged unbox evaluations are under way (they may be abandoned)
-        self.ragged_depth = 0
+        #: what describes an evaluation under way is its thread's (a Function may run in several
+        #: threads at once); the caches above hold values that depend only on their keys
+        self._running = _Running()
+
+    @property
+    def ragged_depth(self) -> int:
+        """How many ragged unbox evaluations this thread has under way (they may be abandoned)."""
+        return self._running.ragged_depth
+
+    @ragged_depth.setter
+    def ragged_depth(self, value: int) -> None:
+        self._running.ragged_depth = value
 
     def eval_form(self, form: E.EForm) -> np.ndarray:
         with np.errstate(all="ignore"):
             if isinstance(form, E.EDefine):
-                self.globals[form.name] = self.ev(form.value, {}, {}, ()).arr  # a BoxFrame stays flat
-                return plain(self.globals[form.name])
+                self.globals[form.key] = self.ev(form.value, {}, {}, ()).arr  # a BoxFrame stays flat
+                return plain(self.globals[form.key])
             return self.value(form.expr)
 
-    def value(self, e: E.EExpr) -> np.ndarray:
-        return plain(self.ev(e, {}, {}, ()).arr)
+    def value(self, e: E.EExpr, env: dict[str, np.ndarray] | None = None) -> np.ndarray:
+        """The value of ``e``; ``env`` binds names for this evaluation only (a Function's
+        arguments: each call has its own, so calls in several threads never see each other's)."""
+        local = {name: Val(arr, 0) for name, arr in env.items()} if env else {}
+        return plain(self.ev(e, local, {}, ()).arr)
 
     # --- expressions ------------------------------------------------------------
 
     def ev(self, e: E.EExpr, env: dict, ienv: dict, batch: tuple) -> Val:
         if isinstance(e, E.EVar):
-            v = env.get(e.name)
-            return v if v is not None else Val(self.globals[e.name], 0)
+            return env[e.name] if e.key is None else Val(self.globals[e.key], 0)
         if isinstance(e, E.EApp):
             return self.app(e, env, ienv, batch)
         if isinstance(e, E.EArray):
@@ -157,7 +176,19 @@ class Frames:
             return self.iapp(e, env, ienv, batch)
         if isinstance(e, E.EUnbox):
             return self.unbox(e, env, ienv, batch)
+        if isinstance(e, E.ELet):
+            return self.let(e, env, ienv, batch)
         raise TypeError(f"not an erased expression: {e!r}")
+
+    def let(self, e: E.ELet, env, ienv, batch) -> Val:
+        """Sequential bindings, each value evaluated over the current batch and bound as it is
+        (what the β-redex the let abbreviates does: its parameter's cell is the whole value).
+        One environment of the let's own is filled in place — closures made by a binding keep
+        their own copy of what they capture — so n bindings cost n steps."""
+        local = {x: env[x] for x in e.free if x in env}
+        for name, value in e.bindings:
+            local[name] = self.ev(value, local, ienv, batch)
+        return self.ev(e.body, local, ienv, batch)
 
     def array(self, e: E.EArray, env, ienv, batch) -> Val:
         if e.const is not None:
@@ -165,6 +196,8 @@ class Frames:
         atoms = [self.atom(a, env, ienv, batch) for a in e.atoms]
         if not e.dims:  # a scalar: the atom's own (possibly broadcast) array
             return atoms[0]
+        if not atoms:  # an empty literal: its shape is the program's
+            check_shape(e.dims, 8, "this array literal", e.span, self.run)
         k = max((a.k for a in atoms), default=0)
         if k == 0:
             out = np.empty(len(atoms), dtype=rep_value(e.rep, ienv))
@@ -184,11 +217,13 @@ class Frames:
         if isinstance(a, E.EPrim):
             return Val(obj_scalar(PrimFn(PRIMITIVES[a.name])), 0)
         if isinstance(a, (E.ELam, E.EILam)):
-            captured = [env[x] for x in a.free if x in env]
-            level = max((v.k for v in captured), default=0)
+            # A closure keeps just the locals it uses (its own dictionary: environments it was
+            # made in may be filled further, as a let's is, without it seeing that).
+            captured = {x: env[x] for x in a.free if x in env}
+            level = max((v.k for v in captured.values()), default=0)
             cls = IClosure if isinstance(a, E.EILam) else Closure
             # One closure; as a value it varies wherever what it captured varies.
-            return Val(spread(obj_scalar(cls(a, env, ienv, level)), extent(captured, level)), level)
+            return Val(spread(obj_scalar(cls(a, captured, ienv, level)), extent(list(captured.values()), level)), level)
         if isinstance(a, E.EBox):
             indices = tuple(index_value(i, ienv) for i in a.indices)
             body = _plain(self.ev(a.body, env, ienv, batch))
@@ -204,7 +239,7 @@ class Frames:
 
     def frame(self, e: E.EFrame, env, ienv, batch) -> Val:
         shape = _shape(e, "shape", ienv)
-        check_size(math.prod(shape), max(rep_value(e.rep, ienv).itemsize, 8), "this frame", e.span, self.run)
+        check_shape(shape, max(rep_value(e.rep, ienv).itemsize, 8), "this frame", e.span, self.run)
         if not e.cells:
             return Val(np.empty(shape, dtype=rep_value(e.rep, ienv)), 0)
         cells = [_plain(self.ev(c, env, ienv, batch)) for c in e.cells]
@@ -226,7 +261,7 @@ class Frames:
         try:
             return self._app(e, env, ienv, batch)
         except RemoraRuntimeError as err:
-            relocate_library_error(err, e.span)
+            relocate_library_error(err, e.span, callee_name(e.fn))
             raise
 
     def _app(self, e: E.EApp, env, ienv, batch) -> Val:
@@ -247,6 +282,10 @@ class Frames:
         total = parts[widest].arr.shape[parts[widest].k : parts[widest].k + frames[widest]]
         effectful = _effectful(fn)
         m = len(batch) if effectful else max(p.k for p in parts)
+        if 0 in total and not effectful:  # nothing to apply: the same empty value in every batch cell
+            cell = result[len(total):]
+            check_shape(total + cell, max(dtype.itemsize, 8), _function_name(fn.arr), span, self.run)
+            return Val(np.empty((1,) * m + total + cell, dtype=dtype), m)
         aligned = [align(p, m, f, len(total)) for p, f in zip(parts, frames)]
         # The application runs over the batch axes where some participant varies (and, for an
         # effect, over all of them: once per cell), then the principal frame.
@@ -264,10 +303,7 @@ class Frames:
     def apply_frame(self, fns, args, tf, cells, result_cell, dtype, span) -> np.ndarray:
         """Apply the function array ``fns`` (shape ``tf``) to frame-shaped ``args``: ``tf + result_cell``."""
         n = math.prod(tf)
-        if len(tf) + len(result_cell) > MAX_RANK:
-            raise RemoraRuntimeError(f"this application's result would have {len(tf) + len(result_cell)} axes; "
-                                     f"arrays have at most {MAX_RANK}", span)
-        check_size(n * math.prod(result_cell), max(dtype.itemsize, 8), _function_name(fns), span, self.run)
+        check_shape(tf + result_cell, max(dtype.itemsize, 8), _function_name(fns), span, self.run)
         if n == 0:
             return np.empty(tf + result_cell, dtype=dtype)
         fn = uniform_atom(fns)
@@ -322,6 +358,7 @@ class Frames:
         fn = self.ev(e.fn, env, ienv, batch)
         values = _iapp_values(e, ienv)
         result = _shape(e, "result", ienv)
+        check_shape(result, 8, "this index application", e.span, self.run)
         frame = fn.arr.shape[fn.k :]
         cell = result[len(frame) :]
         atoms = fn.arr.reshape(-1)
@@ -347,9 +384,10 @@ class Frames:
             return result
         # Different abstractions (or none): instantiate each cell on its own.
         shape = tuple(batch[: fn.k]) + frame
+        check_shape(shape + cell, 8, "this index application", e.span, self.run)
         full = spread(fn.arr, shape)
         out = np.empty(shape + cell, dtype=rep_value(e.rep, ienv))
-        for idx in np.ndindex(*shape):
+        for idx in positions(shape):
             f = full[idx]
             if isinstance(f, PrimFn):
                 out[idx] = PrimFn(f.prim, f.indices + values)
@@ -367,6 +405,7 @@ class Frames:
     def unbox(self, e: E.EUnbox, env, ienv, batch) -> Val:
         boxed = self.ev(e.boxed, env, ienv, batch)
         body_shape = _shape(e, "body_shape", ienv)
+        check_shape(boxed.arr.shape[boxed.k :] + body_shape, 8, "this unbox", e.span, self.run)
         seen = [env[x] for x in self._free_of(e) if x in env]
         if type(boxed.arr) is BoxFrame:
             done = self._unbox_flat(e, env, ienv, boxed, seen, body_shape)
@@ -381,6 +420,8 @@ class Frames:
         bshape = joint(boxes.shape[:m], extent(seen, m))
         tf = bshape + frame
         dtype = rep_value(e.rep, ienv)
+        if math.prod(frame) == 0:  # no boxes: the same empty value in every batch cell
+            return Val(np.empty((1,) * m + frame + body_shape, dtype=dtype), m)
         if math.prod(tf) == 0:
             return Val(np.empty(tf + body_shape, dtype=dtype), m)
         own = boxes.reshape(-1)
@@ -441,21 +482,19 @@ class Frames:
         and its value variable to ``contents`` (the boxes' values, batched over ``tf``)."""
         inner_i = dict(ienv)
         inner_i.update(zip(e.index_vars, indices))
-        inner = dict(env)
+        inner = {x: env[x] for x in e.free if x in env}
         inner[e.value_name] = Val(contents, len(tf))
         r = _plain(self.ev(e.body, inner, inner_i, tf))
         return spread(align(r, len(tf), 0, 0), tf + body_shape)
 
     def _free_of(self, e: E.EUnbox) -> frozenset[str]:
-        key = id(e)
-        if key not in self._free:
-            self._free[key] = frozenset(free_terms(e.body) - {e.value_name})
-        return self._free[key]
+        return e.free
 
 
 # Shapes in erased annotations: computed once per node and index environment (an environment
 # is never changed once made, so the same dictionary means the same values: a loop's body
-# evaluates its annotations once).
+# evaluates its annotations once).  Evaluations in other threads share the nodes but never an
+# environment, and a hit must be the very same environment object: they cannot see each other's.
 
 _MEMO = "_memo"
 
@@ -492,12 +531,9 @@ def _values_key(values: tuple) -> tuple:
     return tuple((v, v.rep) if hasattr(v, "rep") else v for v in values)
 
 
-MAX_RANK = 64  # NumPy's limit on the number of axes
-
-
 def _function_name(fns: np.ndarray) -> str:
     """How size-limit messages name a function array: `iota/s`, or "this application"."""
-    first = fns.reshape(-1)[0] if fns.size else None
+    first = fns[(0,) * fns.ndim] if fns.size else None  # (no reshape: it would copy a broadcast array)
     return f"`{first.prim.name}`" if isinstance(first, PrimFn) else "this application"
 
 
@@ -535,7 +571,7 @@ def settle(out: np.ndarray, m: int) -> np.ndarray:
     if not any(getattr(f, "level", 0) > m for f in out.reshape(-1)):
         return out
     out = np.array(out)
-    for idx in np.ndindex(*out.shape):
+    for idx in positions(out.shape):
         f = out[idx]
         if getattr(f, "level", 0) > m:
             out[idx] = detach_closure(f, idx)
@@ -545,7 +581,7 @@ def settle(out: np.ndarray, m: int) -> np.ndarray:
 def restrict_env(env: dict, names, tf: tuple, sel: np.ndarray) -> dict:
     """The environment seen by the cells ``sel`` (flat positions in ``tf``) as a batch of their own."""
     coords = np.unravel_index(sel, tf) if len(sel) else ()
-    out = dict(env)
+    out = {x: env[x] for x in names if x in env}
     for x in names:
         v = env.get(x)
         if v is not None and type(v.arr) is BoxFrame:
@@ -575,6 +611,32 @@ def restrict_closure(f: Closure, tf: tuple, sel: np.ndarray) -> Closure:
 
 def _map_objects(arr: np.ndarray, fn) -> np.ndarray:
     out = np.empty(arr.shape, dtype=object)
-    for idx in np.ndindex(*arr.shape):
+    for idx in positions(arr.shape):
         out[idx] = fn(arr[idx])
     return out
+
+
+def unbatched(arr) -> np.ndarray:
+    """A global's value as the reference engine holds values (for ``:trace``): boxes as
+    objects, closures whose environments hold plain arrays instead of batched values.  A
+    global carries no batch axes, and neither do the closures in it (escaping ones are
+    settled), so nothing is lost; each distinct closure is converted once."""
+    return _unbatched(arr, {})
+
+
+def _unbatched(arr, done: dict) -> np.ndarray:
+    arr = plain(arr)
+    if arr.dtype != object:
+        return arr
+    return _map_objects(arr, lambda x: _unbatched_atom(x, done))
+
+
+def _unbatched_atom(x, done: dict):
+    if isinstance(x, BoxValue):
+        return BoxValue(x.indices, _unbatched(x.value, done))
+    if not isinstance(x, Closure):
+        return x
+    if id(x) not in done:
+        env = {name: _unbatched(v.arr, done) for name, v in x.env.items()}
+        done[id(x)] = (x, type(x)(x.lam, env, x.ienv))  # (x kept alive: its id stays its own)
+    return done[id(x)][1]

@@ -3,7 +3,9 @@
 ``ℰ⟦·⟧`` erases expressions, ``𝒜⟦·⟧`` atoms and ``𝒯⟦·⟧`` types: an array type
 becomes its shape, an Array-kinded type variable the shape it will stand for,
 and every other type the scalar shape.  ``Tλ`` becomes ``Iλ`` and ``t-app``
-becomes ``i-app``.  ``let`` is erased as the β-redex it abbreviates.
+becomes ``i-app``.  ``let`` stays one sequential node (it abbreviates nested β-redexes,
+which the engines would evaluate with one level of recursion per binding).  A reference
+keeps the key of the global the checker resolved it to.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 from . import erased as E
 from . import typed as T
 from .indices import SCALAR, Shape
+from .runtime import shape_problem
 from .types import TArr, TVar, Type, kind_of, prune
 from .values import dtype_of
 
@@ -60,19 +63,20 @@ def rep(t: Type) -> E.Rep:
 
 def erase_form(form: T.TyForm) -> E.EForm:
     if isinstance(form, T.TyDefine):
-        return E.EDefine(form.name, erase(form.value), form.span)
+        return E.EDefine(form.name, erase(form.value), form.span, form.key)
     return E.EExprForm(erase(form.expr), form.span)
 
 
 def erase(e: T.TyExpr) -> E.EExpr:
     """ℰ⟦e⟧."""
     if isinstance(e, T.TyRef):
-        return E.EVar(e.span, e.name)
+        return E.EVar(e.span, e.name, e.key)
     if isinstance(e, T.TyArray):
         atoms = tuple(erase_atom(a) for a in e.atoms)
         r = rep(e.type)
         const = None
-        if all(isinstance(a, E.ELit) for a in atoms) and isinstance(r, np.dtype):
+        # (An empty literal whose shape NumPy cannot hold is left to the engines' located error.)
+        if all(isinstance(a, E.ELit) for a in atoms) and isinstance(r, np.dtype) and shape_problem(e.dims) is None:
             const = np.array([a.value for a in atoms], dtype=r).reshape(e.dims)  # type: ignore[union-attr]
             const.flags.writeable = False
         return E.EArray(e.span, e.dims, atoms, r, const)
@@ -90,11 +94,15 @@ def erase(e: T.TyExpr) -> E.EExpr:
     if isinstance(e, T.TyIApp):
         return E.EIApp(e.span, erase(e.fn), tuple(e.indices), erase_type(e.type), rep(e.type))
     if isinstance(e, T.TyUnbox):
+        body = erase(e.body)
         return E.EUnbox(
-            e.span, e.index_vars, e.value_name, erase(e.boxed), erase(e.body), erase_type(e.body.type), rep(e.type)
+            e.span, e.index_vars, e.value_name, erase(e.boxed), body, erase_type(e.body.type), rep(e.type),
+            frozenset(free_terms(body) - {e.value_name}),
         )
     if isinstance(e, T.TyLet):
-        return _erase_let(list(e.bindings), e.body, e)
+        let = E.ELet(e.span, tuple((x, erase(v)) for x, v in e.bindings), erase(e.body))
+        let.free = frozenset(_let_free(let))
+        return let
     raise TypeError(f"not a typed expression: {e!r}")
 
 
@@ -102,18 +110,6 @@ def _type_arg(t: Type) -> TypeArg:
     if kind_of(t) == "Array":
         return TypeArg(erase_type(t), rep(t))
     return TypeArg(None, atom_rep(t))
-
-
-def _erase_let(bindings: list, body: T.TyExpr, node: T.TyLet) -> E.EExpr:
-    """``(let ((x e) rest ...) b)`` is ``((λ ((x τ)) (let (rest ...) b)) e)``."""
-    if not bindings:
-        return erase(body)
-    (name, value), rest = bindings[0], bindings[1:]
-    inner = _erase_let(rest, body, node)
-    lam = E.ELam(node.span, (name,), inner, frozenset(free_terms(inner) - {name}))
-    fn = E.EArray(node.span, (), (lam,), np.dtype(object))
-    shape = erase_type(body.type)
-    return E.EApp(node.span, fn, (erase(value),), (erase_type(value.type),), shape, rep(body.type))
 
 
 def erase_atom(a: T.TyAtom) -> E.EAtom:
@@ -135,9 +131,10 @@ def erase_atom(a: T.TyAtom) -> E.EAtom:
 
 
 def free_terms(e) -> set[str]:
-    """The term variables an erased term uses from its surroundings."""
+    """The local variables an erased term uses from its surroundings (globals are found by key,
+    never in an environment)."""
     if isinstance(e, E.EVar):
-        return {e.name}
+        return {e.name} if e.key is None else set()
     if isinstance(e, E.EArray):
         out: set[str] = set()
         for a in e.atoms:
@@ -150,10 +147,23 @@ def free_terms(e) -> set[str]:
     if isinstance(e, E.EIApp):
         return free_terms(e.fn)
     if isinstance(e, E.EUnbox):
-        return free_terms(e.boxed) | (free_terms(e.body) - {e.value_name})
+        return free_terms(e.boxed) | e.free
     if isinstance(e, (E.ELam, E.EILam)):
         return set(e.free)
     if isinstance(e, E.EBox):
         return free_terms(e.body)
+    if isinstance(e, E.ELet):
+        return set(e.free)
     return set()
+
+
+def _let_free(e: E.ELet) -> set[str]:
+    """Each value's free locals but those bound before it, then the body's but all bound:
+    one pass, linear in the number of bindings."""
+    out: set[str] = set()
+    bound: set[str] = set()
+    for name, value in e.bindings:
+        out |= free_terms(value) - bound
+        bound.add(name)
+    return out | (free_terms(e.body) - bound)
 

@@ -34,7 +34,11 @@ class ENode:
 
 @dataclass(eq=False)
 class EVar(ENode):
+    """A variable: a local (``key`` None, looked up in the environment) or the global whose
+    key the checker resolved it to (looked up in the engine's globals by that key alone)."""
+
     name: str
+    key: str | None = None
 
 
 @dataclass(eq=False)
@@ -87,9 +91,26 @@ class EUnbox(ENode):
     body: "EExpr"
     body_shape: Shape
     rep: Rep
+    #: the locals the body uses from outside (an unbox body starts from just these)
+    free: frozenset[str] = field(default_factory=frozenset)
 
 
-EExpr = Union[EVar, EArray, EFrame, EApp, EIApp, EUnbox]
+@dataclass(eq=False)
+class ELet(ENode):
+    """``(let ((x ê) ...) ê_b)``: sequential bindings, each value seeing the ones before it.
+
+    It abbreviates the nested β-redexes ``((λ (x) ((λ (y) …) ê_y)) ê_x)`` (each λ's parameter
+    cell is its argument's whole shape, so no lifting happens), but is evaluated as one loop:
+    n bindings cost n steps, not n nested applications with n growing environments.
+    ``free`` lists the locals the whole form uses from outside.
+    """
+
+    bindings: tuple[tuple[str, "EExpr"], ...]
+    body: "EExpr"
+    free: frozenset[str] = field(default_factory=frozenset)
+
+
+EExpr = Union[EVar, EArray, EFrame, EApp, EIApp, EUnbox, ELet]
 
 
 @dataclass(eq=False)
@@ -138,6 +159,8 @@ class EDefine:
     name: str
     value: EExpr
     span: Span
+    #: the definition's identity (its references' key): engines store the value under it
+    key: str = ""
 
 
 @dataclass(eq=False)
@@ -181,6 +204,9 @@ def show_erased(node) -> str:
     if isinstance(node, EUnbox):
         names = " ".join([v.name for v in node.index_vars] + [node.value_name])
         return f"(unbox ({names} {show_erased(node.boxed)}) {show_erased(node.body)} {node.body_shape})"
+    if isinstance(node, ELet):
+        binds = " ".join(f"({x} {show_erased(v)})" for x, v in node.bindings)
+        return f"(let ({binds}) {show_erased(node.body)})"
     if isinstance(node, ELit):
         v = node.value
         return "#t" if v is True else "#f" if v is False else repr(v) if isinstance(v, float) else str(v)

@@ -20,11 +20,13 @@ class Source:
     text: str
     #: the prelude's text: errors raised in it at run time are reported at the user's call
     library: bool = False
+    #: the number of the text's first line (a REPL input is numbered as a line of its input stream)
+    first_line: int = 1
 
     def line_text(self, line: int) -> str:
         lines = self.text.split("\n")
-        if 1 <= line <= len(lines):
-            return lines[line - 1].rstrip("\r")
+        if 1 <= line - self.first_line + 1 <= len(lines):
+            return lines[line - self.first_line].rstrip("\r")
         return ""
 
 
@@ -51,11 +53,14 @@ class RemoraError(Exception):
 
     kind = "error"
 
-    def __init__(self, message: str, span: Span | None = None, notes: list[str] | None = None):
+    def __init__(self, message: str, span: Span | None = None, notes: list[str] | None = None, *, origin: str = ""):
         super().__init__(message)
         self.message = message
         self.span = span
         self.notes: list[str] = list(notes or [])
+        #: what the error concerns when it is about no source text (``<input x>``): reported in
+        #: place of the file name
+        self.origin = origin
 
     @property
     def line(self) -> int:
@@ -67,7 +72,7 @@ class RemoraError(Exception):
 
     @property
     def file(self) -> str:
-        return self.span.source.name if self.span else "<unknown>"
+        return self.span.source.name if self.span else self.origin or "<unknown>"
 
     def with_span(self, span: Span | None) -> "RemoraError":
         """Give a location to an error raised where none was known (keeps an existing one)."""
@@ -109,12 +114,15 @@ def span_text(span: Span, limit: int = 60) -> str:
     return quoted if len(quoted) <= limit else quoted[: limit - 1] + "…"
 
 
-def relocate_library_error(err: RemoraError, call: Span | None) -> None:
+def relocate_library_error(err: RemoraError, call: Span | None, callee: str | None = None) -> None:
     """An error raised inside a prelude definition is the user's application's error: point at the
-    call, and say where in the prelude it happened."""
+    call, name the function called (``callee``, when it is written as a name), and say where in
+    the prelude it happened — a user reads "`iterate` failed: iota/v of a negative length", not
+    a message about code they never wrote."""
     if err.span is not None and err.span.source.library and call is not None and not call.source.library:
         where = err.span
-        err.notes.insert(0, f"inside the prelude, at {where.source.name}:{where.line}:{where.col}")
+        err.notes.insert(0, f"inside the prelude, at {where.source.name}:{where.line}:{where.col}: {span_text(where)}")
+        err.message = f"`{callee}` failed: {err.message}" if callee else f"a prelude function failed: {err.message}"
         err.span = call
 
 

@@ -19,6 +19,8 @@ from .types import BASE_TYPES, TArr, TForall, TFun, TPi, TSigma, TVar, Type, kin
 
 INDEX_SORTS = ("Dim", "Shape")
 TYPE_KINDS = ("Atom", "Array", "Numeric")
+#: NumPy's limit on the number of axes (D29): a written array type with more is a type error
+MAX_RANK = 64
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,13 @@ def _kind(node: S.SType, scope: Scope) -> Type:
             raise RemoraTypeError(
                 f"the element type of an Arr must be an Atom type, but `{show_type(atom)}` is an Array type", node.atom.span
             )
-        return TArr(atom, sort_index(node.shape, scope, "Shape"))  # type: ignore[arg-type]
+        shape = sort_index(node.shape, scope, "Shape")
+        axes = sum(1 for item in shape.items if isinstance(item, Dim))  # type: ignore[union-attr]
+        if axes > MAX_RANK:
+            raise RemoraTypeError(
+                f"this array type has {axes} axes; arrays have at most {MAX_RANK} (NumPy's limit)", node.span
+            )
+        return TArr(atom, shape)  # type: ignore[arg-type]
     if isinstance(node, S.STFun):  # K-FN
         params = tuple(kind_type(p, scope, "Array") for p in node.params)
         return TFun(params, kind_type(node.result, scope, "Array"))

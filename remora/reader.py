@@ -72,6 +72,8 @@ def visible(text: str) -> str:
 
 def classify_atom(text: str) -> Union[int, float, bool, str]:
     """The value of one token, or ``ValueError`` with a message saying what is wrong with it."""
+    if text[:1].isalpha() and text.isalnum():  # a plain name (the common case): none of the below applies
+        return text
     if text == "#t":
         return True
     if text == "#f":
@@ -114,9 +116,10 @@ class _Pos:
     bracket: str = ""
 
 
-def read(text: str, name: str = "<expr>", library: bool = False) -> list[SNode]:
-    """Read all top-level forms of ``text``; ``name`` is what error reports call it."""
-    source = Source(name, text, library)
+def read(text: str, name: str = "<expr>", library: bool = False, first_line: int = 1) -> list[SNode]:
+    """Read all top-level forms of ``text``; ``name`` is what error reports call it, ``first_line``
+    the number they give the text's first line."""
+    source = Source(name, text, library, first_line)
     positions = _scan(source)
     try:
         data = _Parser(text, nil=None, true=None, false=None).parse()
@@ -126,13 +129,13 @@ def read(text: str, name: str = "<expr>", library: bool = False) -> list[SNode]:
 
 
 def _start_span(source: Source) -> Span:
-    return Span(source, 1, 1, 1, 2)
+    return Span(source, source.first_line, 1, source.first_line, 2)
 
 
 def _scan(source: Source) -> list[_Pos]:
     """Tokenize like sexpdata does, returning the position tree or raising a located error."""
     text = source.text
-    line, line_start = 1, 0
+    line, line_start = source.first_line, 0
     top: list[_Pos] = []
     stack: list[_Pos] = []
     pos = 0
@@ -141,13 +144,14 @@ def _scan(source: Source) -> list[_Pos]:
         assert m is not None  # the alternatives cover every character
         kind, tok = m.lastgroup, m.group()
         col = pos - line_start + 1
-        span = Span(source, line, col, line, col + len(tok))
         pos = m.end()
         if kind == "nl":
             line, line_start = line + 1, pos
-        elif kind in ("ws", "comment"):
             continue
-        elif kind == "open":
+        if kind in ("ws", "comment"):
+            continue
+        span = Span(source, line, col, line, col + len(tok))  # (only for tokens that make nodes)
+        if kind == "open":
             if len(stack) >= MAX_NESTING:
                 raise RemoraSyntaxError(f"brackets nested deeper than {MAX_NESTING} levels", span)
             node = _Pos(span, [], tok)

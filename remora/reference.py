@@ -28,8 +28,11 @@ from .runtime import (
     IClosure,
     PrimContext,
     RunConfig,
+    callee_name,
+    check_shape,
     check_size,
     iapp_arg_value,
+    positions,
     index_value,
     rep_value,
     shape_value,
@@ -73,15 +76,15 @@ class Reference:
     def eval_form(self, form: E.EForm) -> np.ndarray:
         with np.errstate(all="ignore"):
             if isinstance(form, E.EDefine):
-                self.globals[form.name] = self.ev(form.value, {}, {})
-                return self.globals[form.name]
+                self.globals[form.key] = self.ev(form.value, {}, {})
+                return self.globals[form.key]
             return self.ev(form.expr, {}, {})
 
     # --- expressions ------------------------------------------------------------
 
     def ev(self, e: E.EExpr, env: dict, ienv: dict) -> np.ndarray:
         if isinstance(e, E.EVar):
-            return env[e.name] if e.name in env else self.globals[e.name]
+            return env[e.name] if e.key is None else self.globals[e.key]
         if isinstance(e, E.EArray):
             return self.array(e, env, ienv)
         if isinstance(e, E.EFrame):
@@ -94,18 +97,32 @@ class Reference:
                 cells = tuple(shape_value(c, ienv) for c in e.cells)
                 return self.apply(fns, args, cells, shape_value(e.result, ienv), rep_value(e.rep, ienv), e.span)
             except RemoraRuntimeError as err:
-                relocate_library_error(err, e.span)
+                relocate_library_error(err, e.span, callee_name(e.fn))
                 raise
         if isinstance(e, E.EIApp):
             return self.iapp(e, env, ienv)
         if isinstance(e, E.EUnbox):
             return self.unbox(e, env, ienv)
+        if isinstance(e, E.ELet):
+            return self.let(e, env, ienv)
         raise TypeError(f"not an erased expression: {e!r}")
+
+    def let(self, e: E.ELet, env: dict, ienv: dict) -> np.ndarray:
+        """The β-redexes a let abbreviates, one binding at a time: evaluate the argument, then
+        β (no lift or map: the parameter's cell is the whole value).  One environment of the
+        let's own is filled in place, so n bindings cost n steps (closures copy what they use)."""
+        local = {x: env[x] for x in e.free if x in env}
+        for name, value in e.bindings:
+            local[name] = self.ev(value, local, ienv)
+            self.step("β", f"λ ({name})")
+        return self.ev(e.body, local, ienv)
 
     def array(self, e: E.EArray, env: dict, ienv: dict) -> np.ndarray:
         if e.const is not None:
             return e.const
         dtype = rep_value(e.rep, ienv)
+        if not e.atoms:  # an empty literal: its shape is the program's
+            check_shape(e.dims, 8, "this array literal", e.span, self.run)
         out = np.empty(len(e.atoms), dtype=dtype)
         for i, a in enumerate(e.atoms):
             out[i] = self.atom(a, env, ienv)
@@ -116,10 +133,10 @@ class Reference:
             return a.value
         if isinstance(a, E.EPrim):
             return PrimFn(PRIMITIVES[a.name])
-        if isinstance(a, E.ELam):
-            return Closure(a, env, ienv)
-        if isinstance(a, E.EILam):
-            return IClosure(a, env, ienv)
+        if isinstance(a, (E.ELam, E.EILam)):
+            # just the locals it uses, in a dictionary of its own (a let's may be filled further)
+            cls = IClosure if isinstance(a, E.EILam) else Closure
+            return cls(a, {x: env[x] for x in a.free if x in env}, ienv)
         if isinstance(a, E.EBox):
             return BoxValue(tuple(index_value(i, ienv) for i in a.indices), self.ev(a.body, env, ienv))
         raise TypeError(f"not an erased atom: {a!r}")
@@ -129,7 +146,7 @@ class Reference:
     def collapse(self, cells: list[np.ndarray], shape: tuple[int, ...], dtype: np.dtype, span=None) -> np.ndarray:
         """collapse: a frame of array values becomes one array; its shape comes from the annotation."""
         self.step("collapse", f"{len(cells)} cells into {_show(shape)}")
-        check_size(math.prod(shape), max(np.dtype(dtype).itemsize, 8), "this frame", span, self.run)
+        check_shape(shape, max(np.dtype(dtype).itemsize, 8), "this frame", span, self.run)
         if not cells:
             return np.empty(shape, dtype=dtype)
         flat = np.concatenate([np.asarray(c).reshape(-1) for c in cells])
@@ -139,11 +156,11 @@ class Reference:
         """An application of the function array ``fns``: lift, then map, then β/δ."""
         frames = [fns.shape] + [a.shape[: a.ndim - len(c)] for a, c in zip(args, cells)]
         principal = max(frames, key=len)
-        check_size(math.prod(result), max(np.dtype(dtype).itemsize, 8), _name(fns), span, self.run)
+        check_shape(result, max(np.dtype(dtype).itemsize, 8), _name(fns), span, self.run)
         if any(f != principal for f in frames):
             self.step("lift", " ".join(_show(f) for f in frames) + f" → {_show(principal)}")
             for a, c in zip(args, cells):
-                check_size(math.prod(principal + tuple(c)), a.itemsize, "lifting this argument", span, self.run)
+                check_shape(principal + tuple(c), a.itemsize, "lifting this argument", span, self.run)
             fns = _replicate(fns, fns.shape, principal, ())
             args = [_replicate(a, f, principal, c) for a, f, c in zip(args, frames[1:], cells)]
         if not principal:
@@ -153,7 +170,7 @@ class Reference:
         self.step("map", f"frame {_show(principal)}: {n} applications on cells " + " ".join(_show(c) for c in cells))
         out = []
         boxed = 0  # bytes held in boxes made so far: each is small, all together need not be
-        for idx in np.ndindex(*principal):
+        for idx in positions(principal):
             cell = self.reduce_scalar(fns[idx], [a[idx + (Ellipsis,)] for a in args], cells, cell_result, span, dtype)
             if cell.dtype == object:
                 boxed += sum(b.value.nbytes for b in cell.reshape(-1) if isinstance(b, BoxValue))
@@ -165,7 +182,7 @@ class Reference:
         """β or δ: a single function applied to exactly its cells."""
         if isinstance(fn, PrimFn):
             self.step("δ", f"{fn.prim.name} on " + " ".join(_show(np.shape(a)) for a in args))
-            check_size(math.prod(result), 8, fn.prim.name, span, self.run)
+            check_shape(result, 8, fn.prim.name, span, self.run)
             ctx = ReferenceContext((), cells, result, fn.indices, span, self.run, dtype)
             ctx.engine = self
             out = np.asarray(fn.prim.impl(ctx, *[np.asarray(a) for a in args]))
@@ -183,9 +200,10 @@ class Reference:
         fns = self.ev(e.fn, env, ienv)
         values = tuple(iapp_arg_value(a, ienv) for a in e.args)
         result = shape_value(e.result, ienv)
+        check_shape(result, 8, "this index application", e.span, self.run)
         cell_result = result[fns.ndim:]
         out = []
-        for idx in np.ndindex(*fns.shape):
+        for idx in positions(fns.shape):
             fn = fns[idx]
             if isinstance(fn, PrimFn):
                 self.step("iβ", f"{fn.prim.name} at " + " ".join(map(_show_arg, values)))
@@ -198,22 +216,23 @@ class Reference:
                 inner.update(zip(fn.lam.vars, values))
                 out.append(self.ev(fn.lam.body, fn.env, inner))
             assert out[-1].shape == cell_result
-        return self.collapse(out, result, rep_value(e.rep, ienv))
+        return self.collapse(out, result, rep_value(e.rep, ienv), e.span)
 
     def unbox(self, e: E.EUnbox, env: dict, ienv: dict) -> np.ndarray:
         """unbox: the body runs once per box, with that box's indices and contents bound."""
         boxes = self.ev(e.boxed, env, ienv)
         body_shape = shape_value(e.body_shape, ienv)
+        check_shape(boxes.shape + body_shape, 8, "this unbox", e.span, self.run)
         out = []
-        for idx in np.ndindex(*boxes.shape):
+        for idx in positions(boxes.shape):
             box: BoxValue = boxes[idx]
             self.step("unbox", "indices " + " ".join(map(str, box.indices)) + f", contents {_show(box.value.shape)}")
             inner_i = dict(ienv)
             inner_i.update(zip(e.index_vars, box.indices))
-            inner = dict(env)
+            inner = {x: env[x] for x in e.free if x in env}
             inner[e.value_name] = box.value
             out.append(self.ev(e.body, inner, inner_i))
-        return self.collapse(out, boxes.shape + body_shape, rep_value(e.rep, ienv))
+        return self.collapse(out, boxes.shape + body_shape, rep_value(e.rep, ienv), e.span)
 
 
 def _name(fns: np.ndarray) -> str:

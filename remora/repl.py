@@ -6,7 +6,8 @@ without evaluating (``:type``, ``:shape``, ``:explicit``), load files, and trace
 evaluation with the reference engine.  Errors print exactly as the command line
 prints them and never end the session; Ctrl-C abandons the current input,
 Ctrl-D (end of input) leaves.  Without a terminal (piped input) there are no
-prompts, so the output is only values and errors.
+prompts, so the output is only values and errors, and an error names the line of the input
+stream it is on.  The exit status is 1 if any input failed, else 0.
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ from pathlib import Path
 from typing import IO, Callable
 
 from . import syntax as S
-from .driver import Session, describe_form, show_result
+from .driver import Session, deep_recursion, describe_form, show_result
 from .erase import erase_form
 from . import typed as T
 from .errors import RemoraError, RemoraSyntaxError, Source, Span
 from .reader import _scan
-from .reference import Reference
 from .runtime import RunConfig
+from .streams import MAX_SOURCE_BYTES, OutputError, SourceError, emit, flush, read_source, report
 from .typed import TyDefine, TyExprForm, show_term
 from .types import TArr, prune
 
@@ -57,14 +58,16 @@ class Repl:
         self.interactive = interactive
         self.prelude = prelude
         self.session = Session(run=RunConfig(stdin=stdin), prelude=prelude)
-        self.definitions: list = []  # erased definitions, replayed for :trace
+        self.lines = 0  # lines of the input stream read so far
+        self.input_line = 1  # the number errors give the first line of the input being handled
+        self.failed = False  # whether some input failed (the exit status says so)
         self.commands: dict[str, Callable[[str], None]] = {
             "type": self.cmd_type,
             "shape": self.cmd_shape,
             "explicit": self.cmd_explicit,
             "trace": self.cmd_trace,
             "load": self.cmd_load,
-            "help": lambda arg: print(HELP, file=self.out),
+            "help": lambda arg: emit(HELP, self.out),
         }
 
     # --- reading ------------------------------------------------------------------
@@ -72,45 +75,77 @@ class Repl:
     def read_line(self, prompt: str) -> str | None:
         if self.interactive:
             try:
-                return input(prompt)
+                line = input(prompt)
             except EOFError:
-                print(file=self.out)
+                emit("", self.out)
                 return None
-        line = self.stdin.readline()
-        return None if line == "" else line.rstrip("\n")
+        else:
+            line = self.stdin.readline(MAX_SOURCE_BYTES + 1)  # (an endless line must not fill memory)
+            if line == "":
+                return None
+            if len(line) > MAX_SOURCE_BYTES and not line.endswith("\n"):
+                self._skip_rest_of_line()
+                self.lines += 1
+                raise InputTooLong(self.lines, "this input line")
+            line = line.rstrip("\n")
+        self.lines += 1
+        return line
+
+    def _skip_rest_of_line(self) -> None:
+        while True:
+            chunk = self.stdin.readline(1 << 16)
+            if chunk == "" or chunk.endswith("\n"):
+                return
 
     def read_input(self) -> str | None:
-        """One complete input (brackets balanced), or None at end of input."""
+        """One complete input (brackets balanced), or None at end of input; ``input_line`` becomes
+        the number its first line has in errors (in a terminal, each input starts at 1)."""
         lines: list[str] = []
+        size = 0
+        self.input_line = 1 if self.interactive else self.lines + 1
         while True:
             line = self.read_line(PROMPT if not lines else CONTINUE)
             if line is None:
                 return "\n".join(lines) if lines else None
             lines.append(line)
+            size += len(line) + 1
+            if size > MAX_SOURCE_BYTES:
+                raise InputTooLong(self.input_line, "this input")
             text = "\n".join(lines)
             if not incomplete(text):
                 return text
 
     def run(self) -> int:
+        """Read, check, evaluate, print until end of input or ``:quit``: 1 if any input failed."""
         history = self._start_history() if self.interactive else None
         try:
             while True:
                 try:
                     text = self.read_input()
                 except KeyboardInterrupt:
-                    print("^C" if self.interactive else "", file=self.out)
+                    emit("^C" if self.interactive else "", self.out)
                     continue
-                if text is None:
-                    return 0
-                if text.strip() in (":quit", ":q"):
-                    return 0
+                except InputTooLong as exc:
+                    self.fail(f"<repl>:{exc.line}:1: error: {exc.what} is longer than {MAX_SOURCE_BYTES:,} "
+                              f"characters, the limit for an input; it was skipped")
+                    continue
+                except OSError as exc:  # (standard input itself failed: nothing more can be read)
+                    self.fail(f"remora: cannot read the input: {exc.strerror or exc}")
+                    text = None
+                if text is None or text.strip() in (":quit", ":q"):
+                    return 1 if self.failed else 0
                 try:
                     self.handle(text)
                 except KeyboardInterrupt:
-                    print("interrupted", file=self.err)
+                    report("interrupted", self.err)
         finally:
             if history is not None:
                 history()
+
+    def fail(self, message: str) -> None:
+        """Report an input's failure; the session goes on, and will exit with status 1."""
+        self.failed = True
+        report(message, self.err)
 
     # --- evaluating ------------------------------------------------------------------
 
@@ -124,17 +159,25 @@ class Repl:
                 name, _, arg = stripped[1:].partition(" ")
                 command = self.commands.get(name)
                 if command is None:
-                    print(f"unknown command :{name} (try :help)", file=self.err)
+                    self.fail(f"unknown command :{name} (try :help)")
                 else:
                     command(arg.strip())
                 return
-            for form in self.session.forms(text, "<repl>"):
+            for form in self.session.forms(text, "<repl>", self.input_line):
                 self.run_form(form)
         except RemoraError as err:
-            self.out.flush()
-            print(err.report(), file=self.err)
+            flush(self.out)
+            self.fail(err.report())
         except RecursionError:
-            print("<repl>: error: input nested too deeply", file=self.err)
+            self.fail(f"<repl>:{self.input_line}:1: error: input nested too deeply")
+        except (OutputError, BrokenPipeError):
+            raise  # the output is gone: the session cannot go on (cli.main says why)
+        except Exception as exc:  # a bug in remora: said plainly, and the session goes on
+            if os.environ.get("REMORA_DEBUG"):
+                import traceback
+
+                traceback.print_exc(file=self.err)
+            self.fail(f"remora: internal error: {type(exc).__name__}: {exc} (set REMORA_DEBUG=1 for details)")
 
     def run_form(self, form: S.TopForm) -> None:
         snapshot = dict(self.session.checker.globals)
@@ -148,9 +191,7 @@ class Repl:
     def run_checked(self, typed) -> None:
         value = self.session.evaluate(typed)
         if isinstance(typed, TyExprForm):
-            print(show_result(typed, value), file=self.out, flush=True)
-        else:
-            self.definitions.append(erase_form(typed))
+            emit(show_result(typed, value), self.out)
 
     def _restore(self, snapshot: dict) -> None:
         """Forget definitions that were checked but never ran: the checker and engine stay in step."""
@@ -159,9 +200,10 @@ class Repl:
 
     def _expression(self, arg: str):
         """The typed expression of a command's argument (checked, not evaluated)."""
-        forms = self.session.forms(arg, "<repl>")
+        line = self.input_line
+        forms = self.session.forms(arg, "<repl>", line)
         if len(forms) != 1 or not isinstance(forms[0], S.ExprForm):
-            span = forms[0].span if forms else Span(Source("<repl>", ":" + arg), 1, 1, 1, 2)
+            span = forms[0].span if forms else Span(Source("<repl>", ":" + arg, first_line=line), line, 1, line, 2)
             raise RemoraSyntaxError("expected one expression after the command", span)
         snapshot = dict(self.session.checker.globals)
         try:
@@ -170,34 +212,34 @@ class Repl:
             self._restore(snapshot)
 
     def cmd_type(self, arg: str) -> None:
-        print(describe_form(self._expression(arg)), file=self.out)
+        emit(describe_form(self._expression(arg)), self.out)
 
     def cmd_shape(self, arg: str) -> None:
         t = prune(self._expression(arg).expr.type)
-        print(t.shape if isinstance(t, TArr) else f"{t} (an Array type variable)", file=self.out)
+        emit(str(t.shape) if isinstance(t, TArr) else f"{t} (an Array type variable)", self.out)
 
     def cmd_explicit(self, arg: str) -> None:
-        print(show_term(self._expression(arg).expr), file=self.out)
+        emit(show_term(self._expression(arg).expr), self.out)
 
     def cmd_trace(self, arg: str) -> None:
+        """The expression on the reference engine, which sees the prelude and every definition
+        of the session with the values they have (nothing is evaluated again)."""
         typed = self._expression(arg)
-        engine = Reference(RunConfig(stdin=self.stdin, trace=None))
-        for definition in self.definitions:  # the reference engine needs the session's definitions
-            engine.eval_form(definition)
-        engine.run.trace = self.out
-        value = engine.eval_form(erase_form(typed))
-        print(show_result(typed, value), file=self.out)
+        engine = self.session.tracer(self.out)
+        with deep_recursion(typed.span):
+            value = engine.eval_form(erase_form(typed))
+        emit(show_result(typed, value), self.out)
 
     def cmd_load(self, arg: str) -> None:
         """Run a file as ``remora eval`` would: check it all, then run it; definitions stay."""
         path = arg.strip().strip('"')
         if not path:
-            print("usage: :load FILE", file=self.err)
+            self.fail("usage: :load FILE")
             return
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            print(f"cannot read {path}: {exc.strerror or exc}", file=self.err)
+            text = read_source(path)
+        except SourceError as exc:
+            self.fail(f"cannot read {path}: {exc}")
             return
         snapshot = dict(self.session.checker.globals)
         try:
@@ -213,7 +255,7 @@ class Repl:
                 self._restore(ran)  # only what actually ran stays defined
                 raise
             if isinstance(form, TyDefine):
-                ran[form.name] = T.form_type(form)
+                ran[form.name] = T.Global(form.key, T.form_type(form))
         self._restore(ran)
 
     def _start_history(self):
@@ -237,8 +279,22 @@ class Repl:
         return save
 
 
+class InputTooLong(Exception):
+    """An input line (or a multi-line input) longer than :data:`MAX_SOURCE_BYTES`: skipped."""
+
+    def __init__(self, line: int, what: str):
+        super().__init__(what)
+        self.line, self.what = line, what
+
+
 def main(prelude: bool = True) -> int:
+    if sys.stdin is None:  # (standard input closed: a session with no input)
+        return 0
+    if hasattr(sys.stdin, "reconfigure"):
+        # Bytes that are not UTF-8 reach the reader (which reports them, located) instead of
+        # stopping the session with a decoding error.
+        sys.stdin.reconfigure(errors="surrogateescape")
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     if interactive:
-        print("Remora — :help for commands, Ctrl-D to leave", file=sys.stdout)
+        emit("Remora — :help for commands, Ctrl-D to leave")
     return Repl(sys.stdin, sys.stdout, sys.stderr, interactive, prelude).run()

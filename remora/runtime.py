@@ -9,6 +9,7 @@ its shape tuple carrying that dtype along (:class:`ArrayTypeBinding`).
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass, field
 from typing import IO, Any, Mapping
@@ -20,6 +21,11 @@ from .errors import RemoraRuntimeError, Span
 from .indices import Dim, Index, Shape, Var, eval_dim, eval_shape
 
 DEFAULT_MAX_BYTES = 10**9
+#: NumPy's limit on the number of axes of an array.
+MAX_RANK = 64
+#: NumPy refuses an array whose non-zero dimensions multiply to more than this many 8-byte atoms
+#: (its byte count must fit in an ``intp``) -- even an empty one, where a 0 makes the size 0.
+MAX_ATOMS = (2**63 - 1) // 8
 
 
 @dataclass
@@ -58,6 +64,16 @@ def rep_value(rep: Rep, ienv: Mapping[Var, Any]) -> np.dtype:
             return bound
         return getattr(bound, "rep", np.dtype(object))
     return rep
+
+
+def callee_name(fn) -> str | None:
+    """The name an application's function is written as (through ``i-app``/``t-app``), if any:
+    how an error inside a prelude function names the function the user called."""
+    from .erased import EIApp, EVar
+
+    while isinstance(fn, EIApp):
+        fn = fn.fn
+    return fn.name if isinstance(fn, EVar) else None
 
 
 def iapp_arg_value(arg, ienv: Mapping[Var, Any]):
@@ -122,6 +138,10 @@ class PrimContext:
         """Refuse to build an array of more than the configured number of bytes (``what``: the primitive)."""
         check_size(atoms, 8, f"`{what}`", self.span, self.run)
 
+    def check_shape(self, shape: tuple, what: str) -> None:
+        """Refuse to build an array of a shape NumPy cannot hold, or over the size limit."""
+        check_shape(shape, 8, f"`{what}`", self.span, self.run)
+
     def apply(self, fns: np.ndarray, args: list, cells: tuple, result_cell: tuple) -> np.ndarray:
         raise NotImplementedError
 
@@ -157,3 +177,55 @@ def check_size(atoms: int, itemsize: int, what: str, span: Span | None, run: Run
             f"{run.max_bytes:,} bytes",
             span,
         )
+
+
+def show_shape(dims) -> str:
+    return "(Shp" + "".join(f" {d}" for d in dims) + ")"
+
+
+def shape_problem(shape: tuple) -> str | None:
+    """Why NumPy cannot hold an array of ``shape`` (whatever its dtype), or None if it can.
+
+    An empty shape is no exception: NumPy multiplies the non-zero dimensions (``(Shp 0 2^32
+    2^32)`` overflows) and refuses a dimension past ``intp``, so such a shape must be refused
+    before it reaches NumPy -- its empty value cannot be represented."""
+    if len(shape) > MAX_RANK:
+        return f"of {len(shape)} axes; arrays have at most {MAX_RANK} (NumPy's limit)"
+    nonzero = 1
+    for d in shape:
+        if d:
+            nonzero *= d
+    if nonzero > MAX_ATOMS:
+        return (
+            f"of shape {show_shape(shape)}, which NumPy cannot hold, even empty: its non-zero dimensions "
+            f"multiply to {nonzero:,} (at most {MAX_ATOMS:,})"
+        )
+    return None
+
+
+def check_shape(shape: tuple, itemsize: int, what: str, span: Span | None, run: RunConfig) -> None:
+    """The one check before an engine or primitive gives NumPy a shape that came from the program or
+    its data: a located error if NumPy cannot represent it, or if it is over the size limit."""
+    nonzero, empty = 1, False
+    for d in shape:
+        if d:
+            nonzero *= d
+        else:
+            empty = True
+    try:
+        fits = nonzero <= MAX_ATOMS
+    except TypeError:
+        return  # a ragged dimension (one length per box, in a ragged unbox): checked box by box
+    if fits and len(shape) <= MAX_RANK and (empty or nonzero * itemsize <= run.max_bytes):
+        return  # (the usual case, quickly: this is on every application's path)
+    problem = shape_problem(shape)
+    if problem is not None:
+        raise RemoraRuntimeError(f"{what} would build an array {problem}", span)
+    check_size(math.prod(shape), itemsize, what, span, run)
+
+
+def positions(shape: tuple):
+    """Every index of an array of ``shape``, row-major (``numpy.ndindex``), and nothing at once for
+    an empty shape: ``ndindex`` first lists every position of every axis, so ``(0, 2^32)`` would
+    take gigabytes to produce nothing."""
+    return np.ndindex(*shape) if math.prod(shape) else iter(())

@@ -10,6 +10,11 @@ a ``Seq(Int)`` whose elements are ``≥ 0``; ``(Shp a b)`` is
 ``Concat(Unit(a), Unit(b))``; ``++`` is ``Concat``.  A fresh solver per question (so an answer
 depends only on the question), and answers memoised on the canonical forms.
 
+z3's Python objects all live in one z3 context, which is not thread-safe: two threads using it
+at once crash the process.  So every use of z3 — the lazy import, building terms, solving, and
+dropping the objects afterwards — happens under one lock (:func:`_serialised`); the answers are
+plain Python values, so nothing of z3 escapes it.
+
 Bounded work: every question, and every top-level form (see :func:`deadline`), has a
 wall-clock budget shared by all its z3 checks; each check gets what is left as its timeout,
 and none starts once it is spent.  The least assignment is found by our own search over
@@ -25,6 +30,7 @@ import contextlib
 import functools
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -58,8 +64,31 @@ class _Z3:
 
 _state: _Z3 | None = None
 _cache: dict[tuple, dict[Var, object] | None] = {}
+_lock = threading.RLock()
 
 
+def _serialised(fn: Callable) -> Callable:
+    """Run ``fn`` holding the z3 lock, and let go of every z3 object it made before releasing it.
+
+    The z3 objects are ``fn``'s locals, freed (which calls into z3) when its frame ends: that is
+    inside the lock, since the frame ends before this wrapper's ``with`` does.  An exception's
+    traceback would keep the frame — and the objects — alive past the lock, so its frames are
+    cleared first.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with _lock:
+            try:
+                return fn(*args, **kwargs)
+            except BaseException as exc:
+                traceback.clear_frames(exc.__traceback__)
+                raise
+
+    return wrapper
+
+
+@_serialised
 def _get() -> _Z3:
     global _state
     if _state is None:
@@ -236,6 +265,7 @@ def _least_model(st: _Z3, solver, variables: set[Var]):
     return model
 
 
+@_serialised
 def _memo(key: tuple, variables: set[Var], build) -> dict[Var, object] | None:
     if key in _cache:
         stats.cache_hits += 1
@@ -290,6 +320,7 @@ def show_assignment(assignment: dict[Var, object]) -> str:
     return ", ".join(f"{v.name} = {show_value_of_index(val)}" for v, val in items)
 
 
+@_serialised
 def natural_solutions(equations, variables: set[Var], limit: int) -> list[dict[Var, int]]:
     """Up to ``limit`` different assignments of naturals to ``variables`` satisfying ``a = b`` for
     each equation, the least first (in name order: always the same ones).

@@ -51,31 +51,37 @@ from .unify import default_metas, unify
 
 @dataclass(frozen=True)
 class Gamma:
-    """Γ: term variables and their types; a chain of small scopes over the globals."""
+    """Γ: term variables and their types; a chain of scopes over the globals.
 
-    bindings: tuple[tuple[str, Type], ...] = ()
+    A scope is a dictionary, so a lookup costs one probe per enclosing binding form — λ,
+    ``unbox``, ``let`` — however many names each binds: a ``let`` of 10⁵ bindings is one scope
+    (filled as its bindings are checked, see ``t_let``), not 10⁵ nested ones.  A local is
+    found as its type; a global as its :class:`~remora.typed.Global` (type and key).
+    """
+
+    bindings: dict[str, Type] = field(default_factory=dict)
     parent: Optional["Gamma"] = None
-    globals: Optional[dict] = None
+    globals: Optional[dict[str, T.Global]] = None
 
-    def lookup(self, name: str) -> Optional[Type]:
+    def lookup(self, name: str) -> Optional[Type | T.Global]:
         env: Optional[Gamma] = self
         while env is not None:
-            for n, t in reversed(env.bindings):
-                if n == name:
-                    return t
+            t = env.bindings.get(name)
+            if t is not None:
+                return t
             if env.globals is not None and name in env.globals:
                 return env.globals[name]
             env = env.parent
         return None
 
     def extend(self, pairs: list[tuple[str, Type]]) -> "Gamma":
-        return Gamma(tuple(pairs), self)
+        return Gamma(dict(pairs), self)
 
     def names(self) -> list[str]:
         out: list[str] = []
         env: Optional[Gamma] = self
         while env is not None:
-            out.extend(n for n, _ in env.bindings)
+            out.extend(env.bindings)
             out.extend(env.globals or ())
             env = env.parent
         return out
@@ -95,30 +101,40 @@ class Env:
 
 @dataclass
 class Checker:
-    """Checks top-level forms one after another; definitions accumulate in ``globals``."""
+    """Checks top-level forms one after another; definitions accumulate in ``globals``, each
+    name bound to the :class:`~remora.typed.Global` in force for the forms checked after it."""
 
-    globals: dict[str, Type] = field(default_factory=dict)
+    globals: dict[str, T.Global] = field(default_factory=dict)
     #: unknown atom types created while checking the current top-level form
     pending: list[AtomMeta] = field(default_factory=list)
 
     # --- top level --------------------------------------------------------------
 
     @solver.form_budget
-    def check_form(self, form: S.TopForm) -> T.TyForm:
-        """Check one top-level form; a definition's type is fixed (unknowns defaulted) here."""
+    def check_form(self, form: S.TopForm, local: dict[str, Type] | None = None) -> T.TyForm:
+        """Check one top-level form; a definition's type is fixed (unknowns defaulted) here.
+        ``local`` binds names as locals around the form (values the run supplies in its own
+        environment: a Python Function's arguments, one set per call)."""
         self.pending = []
-        env = Env(Scope(), Gamma(globals=self.globals))
+        env = Env(Scope(), Gamma(dict(local or {}), globals=self.globals))
         if isinstance(form, S.Define):
             value = self.synth(form.value, env)
-            result: T.TyForm = T.TyDefine(form.name, value, form.span)
+            result: T.TyForm = T.TyDefine(form.name, value, form.span, T.fresh_key(form.name))
         else:
             result = T.TyExprForm(self.synth(form.expr, env), form.span)
         default_metas(self.pending)
         node = result.value if isinstance(result, T.TyDefine) else result.expr
         T.zonk_tree(node)
         if isinstance(result, T.TyDefine):
-            self.globals[result.name] = node.type
+            self.globals[result.name] = T.Global(result.key, node.type)
         return result
+
+    def declare(self, name: str, t: Type) -> str:
+        """Bind ``name`` to a new global of type ``t`` (an input) for the forms checked from now
+        on; its key, under which the engine must hold its value."""
+        key = T.fresh_key(name)
+        self.globals[name] = T.Global(key, t)
+        return key
 
     def check_program(self, program: S.Program) -> list[T.TyForm]:
         return [self.check_form(f) for f in program.forms]
@@ -130,9 +146,11 @@ class Checker:
         return method(e, env)
 
     def t_ref(self, e: S.Ref, env: Env) -> T.TyExpr:  # T-VAR (and T-OP for a primitive name)
-        t = env.gamma.lookup(e.name)
-        if t is not None:
-            return T.TyRef(t, e.span, e.name)
+        found = env.gamma.lookup(e.name)
+        if isinstance(found, T.Global):
+            return T.TyRef(found.type, e.span, e.name, found.key)
+        if found is not None:
+            return T.TyRef(found, e.span, e.name)
         if is_primitive(e.name):
             prim = self.t_prim(S.Prim(e.name, e.span), env)
             return T.TyArray(TArr(prim.type, SCALAR), e.span, (), (prim,))
@@ -284,6 +302,9 @@ class Checker:
 
         contents = subst(sigma.body, {sv: var_replacement(nv) for sv, nv in zip(sigma.vars, vars_)})
         inner = env.with_vars(vars_).with_terms([(e.value_name, contents)])
+        # Only unknowns not yet settled can learn anything here; the settled ones leave the
+        # list for good (so a let of many unboxes is checked in linear time, not quadratic).
+        self.pending = [m for m in self.pending if metas(zonk(m))]
         outer_unknowns = list(self.pending)
         body = self.synth(e.body, inner)
         for m in outer_unknowns:  # an unknown from outside must not learn about the box's indices
@@ -305,12 +326,18 @@ class Checker:
         return T.TyUnbox(result, e.span, tuple(vars_), e.value_name, boxed, body)
 
     def t_let(self, e: S.Let, env: Env) -> T.TyExpr:
+        """Sequential bindings in ONE scope, filled as they are checked: binding i is checked
+        while the scope holds bindings 0 … i−1 only (checking is done with a binding before the
+        next is added, and nothing keeps Γ afterwards), and lookups stay one probe per scope —
+        so a let of n bindings is checked in time linear in n."""
+        scope = Gamma({}, env.gamma)
+        inner = Env(env.scope, scope)
         bindings = []
         for name, value, _ in e.bindings:
-            typed_value = self.synth(value, env)
+            typed_value = self.synth(value, inner)
             bindings.append((name, typed_value))
-            env = env.with_terms([(name, typed_value.type)])
-        body = self.synth(e.body, env)
+            scope.bindings[name] = typed_value.type
+        body = self.synth(e.body, inner)
         return T.TyLet(body.type, e.span, tuple(bindings), body)
 
     # --- atoms ------------------------------------------------------------------

@@ -9,6 +9,7 @@ prints it back as Remora source, which is what ``remora check --explicit`` shows
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Union
 
@@ -28,7 +29,13 @@ class TyNode:
 
 @dataclass(eq=False)
 class TyRef(TyNode):
+    """A variable reference, resolved: ``key`` is None for a local (a λ, ``let`` or ``unbox``
+    binder, found in the run-time environment) and otherwise the identity of the top-level
+    definition (or input) the checker found in force here — so the engines look up exactly
+    that binding, whatever is defined under the same name later (lexical scope)."""
+
     name: str
+    key: str | None = None
 
 
 @dataclass(eq=False)
@@ -134,6 +141,8 @@ class TyDefine:
     name: str
     value: TyExpr
     span: Span
+    #: this definition's identity: references to it carry the same key (see :class:`Global`)
+    key: str = ""
 
 
 @dataclass(eq=False)
@@ -143,6 +152,29 @@ class TyExprForm:
 
 
 TyForm = Union[TyDefine, TyExprForm]
+
+
+@dataclass(frozen=True)
+class Global:
+    """A top-level binding as the checker sees it: its type, and its key — the identity that
+    references to it carry into the erased program and that the engines store its value under.
+
+    Every definition (and every input, and each prelude definition) gets a key of its own, so
+    a later definition of the same name is a different global: what a reference denotes is
+    decided once, where it is checked, and never changes at run time.
+    """
+
+    key: str
+    type: Type
+
+
+_keys = itertools.count(1)
+
+
+def fresh_key(name: str) -> str:
+    """A key no other binding in this process has: the prelude's definitions, checked once
+    and shared by every session, and each session's own definitions never collide."""
+    return f"{name}#{next(_keys)}"
 
 
 def form_type(form: TyForm) -> Type:

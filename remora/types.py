@@ -19,47 +19,53 @@ from .indices import Dim, Index, Shape, Var, free_vars as index_free_vars, show_
 
 
 class Type:
-    """Base class of internal (resolved, well-kinded) types."""
+    """Base class of internal (resolved, well-kinded) types.
+
+    ``str`` and ``repr`` are both the canonical text (contract §3): a type is what users see of
+    the checker (``remora.check``), and the text is what they can read and write back."""
 
     def __str__(self) -> str:
         return show_type(self)
 
+    def __repr__(self) -> str:
+        return show_type(self)
 
-@dataclass(frozen=True, eq=True)
+
+@dataclass(frozen=True, eq=True, repr=False)
 class TBase(Type):
     name: str  # Int, Float, Bool
 
 
-@dataclass(frozen=True, eq=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class TVar(Type):
     var: Var
 
 
-@dataclass(frozen=True, eq=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class TArr(Type):
     atom: Type
     shape: Shape
 
 
-@dataclass(frozen=True, eq=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class TFun(Type):
     params: tuple[Type, ...]
     result: Type
 
 
-@dataclass(frozen=True, eq=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class TForall(Type):
     vars: tuple[Var, ...]
     body: Type
 
 
-@dataclass(frozen=True, eq=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class TPi(Type):
     vars: tuple[Var, ...]
     body: Type
 
 
-@dataclass(frozen=True, eq=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class TSigma(Type):
     vars: tuple[Var, ...]
     body: Type
@@ -300,7 +306,7 @@ def show_type(t: Type, names: dict[Var, str] | None = None) -> str:
             taken.add(shown)
         binders = " ".join(f"({inner[v]} {v.sort})" for v in t.vars)
         return f"({head} ({binders}) {show_type(t.body, inner)})"
-    return repr(t)
+    return object.__repr__(t)
 
 
 def _show_meta(m: AtomMeta) -> str:

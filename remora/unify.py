@@ -4,9 +4,14 @@
 equality — while solving unknown atom types on the way (``+`` meets an ``Int``
 argument, so this ``+`` is the ``Int`` one).  Solutions are recorded on a trail
 so a failed attempt can be undone (needed when inference tries alternatives).
+
+The trail belongs to the thread: a check records and undoes only its own solutions, so checks
+running in other threads (the Python API may be called from several) never undo each other's.
 """
 
 from __future__ import annotations
+
+import threading
 
 from .indices import Var
 from .types import (
@@ -25,23 +30,31 @@ from .types import (
     prune,
 )
 
-_trail: list[tuple[AtomMeta, object, object]] = []
+class _Trail(threading.local):
+    """This thread's record of solutions: (unknown, its previous solution, its previous ``allowed``)."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[AtomMeta, object, object]] = []
+
+
+_trail = _Trail()
 
 
 def snapshot() -> int:
-    return len(_trail)
+    return len(_trail.entries)
 
 
 def rollback(mark: int) -> None:
-    """Undo every solution recorded since ``mark``."""
-    while len(_trail) > mark:
-        meta, solution, allowed = _trail.pop()
+    """Undo every solution recorded since ``mark`` (by this thread)."""
+    entries = _trail.entries
+    while len(entries) > mark:
+        meta, solution, allowed = entries.pop()
         meta.solution = solution  # type: ignore[assignment]
         meta.allowed = allowed  # type: ignore[assignment]
 
 
 def _set(meta: AtomMeta, solution: Type | None, allowed) -> None:
-    _trail.append((meta, meta.solution, meta.allowed))
+    _trail.entries.append((meta, meta.solution, meta.allowed))
     meta.solution = solution
     meta.allowed = allowed
 

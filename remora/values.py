@@ -26,6 +26,14 @@ def dtype_of(atom_type: Type) -> np.dtype:
     return np.dtype(object)
 
 
+def type_of_array(array: np.ndarray) -> Type:
+    """The Remora type of an input array of base atoms: its dtype's atom type, its shape."""
+    from .indices import concrete_shape
+    from .types import BASE_TYPES
+
+    return TArr(BASE_TYPES[BASE_OF_DTYPE[array.dtype]], concrete_shape(array.shape))
+
+
 class BoxValue:
     """A box: its index components (ints for Dims, tuples for Shapes) and the array it holds."""
 

@@ -468,6 +468,60 @@ def test_mutating_a_result_does_not_change_later_results():
     assert remora.evaluate("(+ 1 2)")[()] == 3
 
 
+def _boxes_share(result: np.ndarray, other: np.ndarray) -> bool:
+    """Whether any box in ``result`` (at any depth) holds memory of ``other``."""
+    for atom in np.asarray(result).reshape(-1):
+        if isinstance(atom, remora.BoxValue):
+            if np.shares_memory(atom.value, other) or _boxes_share(atom.value, other):
+                return True
+    return False
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "(define c (iota/v 3))\n(λ ((x [Int])) c)",  # a definition's box
+        "(λ ((x [Int])) (box 3 [0 1 2] (Sigma ((n Dim)) [Int n])))",  # a literal's box
+        "(define c (iota/v 3))\n(λ ((x [Int])) [c c])",  # one box twice in a frame
+        "(define c (box 1 [(iota/v 3)] (Sigma ((n Dim)) (Arr (Sigma ((m Dim)) [Int m]) (Shp n)))))\n(λ ((x [Int])) c)",
+    ],
+)
+def test_function_boxes_are_the_callers(source):
+    f = remora.function(source)
+    first = f(0)
+    for atom in first.reshape(-1):
+        inner = atom.value
+        while inner.dtype == object:  # a box of boxes: change the innermost contents
+            inner = inner.reshape(-1)[0].value
+        assert inner.flags.writeable
+        inner[0] = 999
+    again = f(0)
+    for atom in again.reshape(-1):
+        inner = atom.value
+        while inner.dtype == object:
+            inner = inner.reshape(-1)[0].value
+        assert inner.tolist() == [0, 1, 2]
+
+
+def test_evaluate_boxes_do_not_alias_inputs():
+    x = np.arange(6).reshape(2, 3)
+    r = remora.evaluate("(ravel x)", x=x)
+    box = r[()]
+    assert box.value.flags.writeable and not np.shares_memory(box.value, x)
+    box.value[0] = 999
+    assert x[0, 0] == 0
+    assert not _boxes_share(remora.evaluate("[(ravel x) (ravel x)]", x=x), x)
+    assert not _boxes_share(remora.evaluate("(filter [#t #t] x)", x=x), x)
+    f = remora.function("(λ ((v [Int 3])) (box 3 v (Sigma ((n Dim)) [Int n])))")
+    assert not _boxes_share(f(x), x)
+
+
+def test_evaluate_definition_boxes_are_fresh_each_time():
+    source = "(define c (iota/v 3))\nc"
+    remora.evaluate(source)[()].value[:] = -1
+    assert remora.evaluate(source)[()].value.tolist() == [0, 1, 2]
+
+
 # ---------------------------------------------------------------------------
 # caching: no re-parsing or re-checking on repeated calls
 
@@ -638,3 +692,283 @@ def test_prelude_functions_from_the_api():
     a, b = np.eye(2), np.arange(4.0).reshape(2, 2)
     np.testing.assert_array_equal(remora.evaluate("(matmul a b)", a=a, b=b), a @ b)
     assert remora.evaluate("(maximum x)", x=np.array([3, 9, 2]))[()] == 9
+
+
+# ---------------------------------------------------------------------------
+# wrong Python arguments: a TypeError or ValueError that says what to pass
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: remora.evaluate(b"(+ 1 2)"), ["remora.evaluate", "str", "bytes", "decode"]),
+        (lambda: remora.evaluate(None), ["remora.evaluate", "str", "NoneType"]),
+        (lambda: remora.check(123), ["remora.check", "str", "int"]),
+        (lambda: remora.check(b"1"), ["remora.check", "decode"]),
+        (lambda: remora.function(["(λ ((x [Int])) x)"]), ["remora.function", "str", "list"]),
+        (lambda: remora.evaluate("(read-nums)", stdin=b"1 2"), ["stdin", "str", "bytes"]),
+    ],
+)
+def test_source_must_be_text(call, words):
+    with pytest.raises(TypeError) as info:
+        call()
+    for word in words:
+        assert word in str(info.value)
+
+
+@pytest.mark.parametrize("variables", ["garbage", "n:Foo", "n Dim", "n:", ":Dim", "3:Dim", "define:Dim", "n:dim", "n:Numeric"])
+def test_register_variables_must_be_name_sort_pairs(variables):
+    name = unique("vars")
+    with pytest.raises(ValueError) as info:
+        remora.register(name, "(-> ((Arr Int (Shp))) (Arr Int (Shp)))", np.negative, variables=variables)
+    message = str(info.value)
+    assert "remora.register" in message and "name:Sort" in message and "Dim, Shape, Atom, Array" in message
+    assert name not in PRIMITIVES
+
+
+def test_register_variable_declared_twice():
+    name = unique("twice")
+    with pytest.raises(ValueError, match="declared twice"):
+        remora.register(name, "(-> ((Arr Int (Shp n))) (Arr Int (Shp n)))", np.negative, variables="n:Dim n:Dim")
+    assert name not in PRIMITIVES
+
+
+@pytest.mark.parametrize(
+    "name", ["my fn", "", "3", "-1.5", "(x)", "[a]", "define", "λ", "lambda", "let", "array", "#t", "a;b", " x",
+             "Int", "Shp", "->", "Dim", "a'b"]
+)
+def test_register_refuses_names_no_program_can_call(name):
+    with pytest.raises(ValueError) as info:
+        remora.register(name, "(-> ((Arr Int (Shp))) (Arr Int (Shp)))", np.negative)
+    assert "remora.register" in str(info.value) and "not a name" in str(info.value)
+    assert name not in PRIMITIVES or PRIMITIVES[name].builtin
+
+
+def test_register_accepts_unusual_but_callable_names():
+    for name in (unique("neg?"), unique("a->b/c"), unique("x*")):
+        remora.register(name, "(-> ((Arr Int (Shp))) (Arr Int (Shp)))", np.negative)
+        assert remora.evaluate(f"({name} [1 2])").tolist() == [-1, -2]
+
+
+def test_register_wrong_argument_types():
+    with pytest.raises(TypeError, match="name must be a str"):
+        remora.register(7, "(-> ((Arr Int (Shp))) (Arr Int (Shp)))", np.negative)
+    with pytest.raises(TypeError, match="signature must be a str"):
+        remora.register(unique("sig"), None, np.negative)
+    with pytest.raises(TypeError, match="fn must be callable"):
+        remora.register(unique("fn"), "(-> ((Arr Int (Shp))) (Arr Int (Shp)))", "np.negative")
+    with pytest.raises(TypeError, match="variables must be a str"):
+        remora.register(unique("v"), "(-> ((Arr Int (Shp))) (Arr Int (Shp)))", np.negative, variables=["n:Dim"])
+
+
+def test_function_of_65_parameters():
+    params = " ".join(f"(x{i} [Int])" for i in range(65))
+    f = remora.function(f"(λ ({params}) (+ x0 x64))")
+    assert f(*range(65))[()] == 64
+    assert f(*([np.arange(3)] * 65)).tolist() == [0, 2, 4]
+    for count in (64, 66):
+        with pytest.raises(remora.RemoraTypeError) as info:
+            f(*range(count))
+        assert f"takes 65 arguments, but is given {count}" in info.value.message
+
+
+def test_type_with_more_than_64_axes_is_a_type_error():
+    ones = " ".join(["1"] * 65)
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.check(f"(λ ((x [Int {ones}])) x)")
+    assert "65 axes" in info.value.message and "64" in info.value.message
+    assert (info.value.line, info.value.column) == (1, 8)
+    assert_located(info.value)
+    with pytest.raises(remora.RemoraTypeError, match="65 axes"):
+        remora.check(f"(λ ((x (Arr Int (Shp {ones})))) x)")
+    with pytest.raises(remora.RemoraTypeError, match="65 axes"):
+        remora.check(f"(Iλ ((s Shape)) (λ ((x (Arr Float (++ s (Shp {ones}))))) x))")
+    sixty_four = " ".join(["1"] * 64)
+    assert str(remora.check(f"(λ ((x [Int {sixty_four}])) x)")).count(" 1") == 2 * 64
+
+
+# ---------------------------------------------------------------------------
+# registered functions: one calling convention on both engines
+
+
+def _register_from_list(name: str) -> None:
+    # written for stacks of cells: one list entry per cell
+    remora.register(name, "(-> ((Arr Float (Shp n))) (Arr Float (Shp)))",
+                    lambda a: [float(np.sum(row)) for row in a], variables="n:Dim")
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("({f} [1.0 2.0])", "3.0"),
+    ("({f} [[1.0 2.0] [3.0 4.0] [5.0 6.0]])", "[3.0 7.0 11.0]"),
+    ("(reduce (λ ((a [Float]) (b [Float])) ({f} [a b])) [1.0 2.0 3.0])", "6.0"),
+    ("({f} (array (2 0) Float))", "[0.0 0.0]"),
+])
+def test_registered_function_returning_a_list_agrees_on_both_engines(source, expected):
+    from conftest import eval_value
+
+    name = unique("rowsum")
+    _register_from_list(name)
+    assert eval_value(source.format(f=name)) == expected
+
+
+def test_registered_function_gets_stacks_of_cells():
+    seen = []
+    name = unique("spy")
+
+    def spy(a):
+        seen.append(a.shape)
+        return a * 2
+
+    remora.register(name, "(-> ((Arr Int (Shp 2))) (Arr Int (Shp 2)))", spy)
+    from conftest import eval_value
+
+    assert eval_value(f"({name} [[[1 2] [3 4] [5 6]] [[1 2] [3 4] [5 6]]])") == "[[[2 4] [6 8] [10 12]] [[2 4] [6 8] [10 12]]]"
+    assert set(seen) == {(6, 2), (1, 2)}  # the frames engine: all 6 cells at once; the reference: one at a time
+
+
+def test_registered_function_empty_list_takes_the_declared_atom_type():
+    name = unique("none")
+    remora.register(name, "(-> ((Arr Int (Shp))) (Arr Int (Shp 0)))", lambda a: [[] for _ in a])
+    from conftest import eval_value
+
+    assert eval_value(f"({name} [1 2 3])") == "(array (3 0) Int)"
+
+
+def test_registered_function_cannot_change_the_program():
+    from conftest import eval_error
+
+    name = unique("inplace")
+    remora.register(name, "(-> ((Arr Int (Shp 3))) (Arr Int (Shp 3)))", lambda a: np.add(a, 1, out=a))
+    for engine in ("frames", "reference"):
+        for value in ("[1 2 3]", "(+ [1 2 3] 0)"):  # a literal constant, a computed definition
+            err = eval_error(f"(define c {value})\n({name} c)\nc", engine)
+            assert "read-only" in err.message and (err.line, err.column) == (2, 1)
+
+
+def test_registered_function_returning_a_cell_not_a_stack():
+    name = unique("scalar")
+    remora.register(name, "(-> ((Arr Float (Shp n))) (Arr Float (Shp)))", lambda a: float(a.sum()), variables="n:Dim")
+    with pytest.raises(remora.RemoraRuntimeError) as info:
+        remora.evaluate(f"({name} [1.0 2.0])")
+    assert "shape ()" in info.value.message and "(1,)" in info.value.message and "one result cell per row" in info.value.message
+    assert_located(info.value)
+
+
+# ---------------------------------------------------------------------------
+# inputs: what they are, and errors that name them
+
+
+@pytest.mark.parametrize("dtype, hint", [
+    (np.float32, ".astype(numpy.float64)"), (np.float16, ".astype(numpy.float64)"), (">f8", ".astype(numpy.float64)"),
+    (np.int32, ".astype(numpy.int64)"), (np.uint8, ".astype(numpy.int64)"), (">i8", ".astype(numpy.int64)"),
+])
+def test_dtype_hint_fits_the_dtype(dtype, hint):
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.evaluate("x", x=np.arange(3).astype(dtype))
+    assert hint in info.value.message
+    assert info.value.message.count(".astype(") == 1
+
+
+def test_complex_input_hint():
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.evaluate("x", x=np.array([1 + 2j]))
+    assert "complex" in info.value.message and ".real" in info.value.message
+
+
+def test_masked_array_is_refused_not_unmasked():
+    x = np.ma.masked_array([1, 2, 3], mask=[False, True, False])
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.evaluate("(+ x 1)", x=x)
+    assert "`x`" in info.value.message and "mask" in info.value.message and ".filled(" in info.value.message
+    with pytest.raises(remora.RemoraTypeError, match="mask"):
+        remora.function("(λ ((v [Int 3])) v)")(x)
+    with pytest.raises(remora.RemoraTypeError, match="mask"):
+        remora.check("x", x=x)
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
+def test_other_ndarray_subclasses_are_refused():
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.evaluate("x", x=np.matrix([[1, 2]]))
+    assert "numpy.matrix" in info.value.message and "numpy.asarray" in info.value.message
+
+
+def test_memory_mapped_input_is_an_ordinary_array(tmp_path):
+    m = np.lib.format.open_memmap(tmp_path / "x.npy", mode="w+", dtype=np.float64, shape=(2, 3))
+    m[:] = np.arange(6.0).reshape(2, 3)
+    assert remora.evaluate("(sum x)", x=m).tolist() == [3.0, 12.0]
+
+
+def test_input_errors_name_the_input():
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.evaluate("(+ x 1)", x=np.zeros(2, np.float32))
+    err = info.value
+    assert err.file == "<input x>" and (err.line, err.column) == (0, 0)
+    assert str(err).startswith("<input x>:0:0: error: input `x` has dtype float32")
+    assert "<unknown>" not in str(err)
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.evaluate("y", y=2**70)
+    assert str(info.value).startswith("<input y>:0:0: error:")
+    f = remora.function("(λ ((a [Int]) (b [Int])) (+ a b))")
+    with pytest.raises(remora.RemoraTypeError) as info:
+        f(1, [2])
+    assert str(info.value).startswith("<argument 2>:0:0: error: argument 2 is a list")
+
+
+def test_empty_function_source_is_located():
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.function("; nothing here")
+    assert "<unknown>" not in str(info.value) and info.value.file == "<function>"
+
+
+def test_register_name_taken_names_the_call():
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.register("sqrt", "(-> ((Arr Float (Shp))) (Arr Float (Shp)))", np.exp)
+    assert str(info.value).startswith("<register>:0:0: error: a primitive named `sqrt` already exists")
+
+
+# ---------------------------------------------------------------------------
+# types and function values at the boundary
+
+
+@pytest.mark.parametrize("source", ["[1 2 3]", "mean", "(λ ((x [Float 2 3])) x)", "(iota/v 3)"])
+def test_type_repr_is_the_canonical_text(source):
+    t = remora.check(source)
+    assert repr(t) == str(t)
+    assert repr(t).startswith("(Arr ")
+    assert repr([t]) == f"[{t}]"
+
+
+@pytest.mark.parametrize("source, what", [
+    ("(λ ((x [Int])) (+ x 1))", "a function"),
+    ("+", "a function"),
+    ("[+ -]", "an array of functions"),
+    ("(define (f (x [Int])) x)", "a function"),
+    ("(Iλ ((n Dim)) (λ ((v [Float n])) v))", "a function"),
+])
+def test_function_valued_program_is_refused_clearly(source, what):
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.evaluate(source)
+    err = info.value
+    assert f"the value of this program is {what}" in err.message
+    assert "remora.function" in err.message
+    assert_located(err)
+    remora.check(source)  # its type is still there to see
+
+
+def test_function_boxes_of_functions_are_refused():
+    src = "(box 1 [+] (Sigma ((n Dim)) (Arr (-> ((Arr Int (Shp)) (Arr Int (Shp))) (Arr Int (Shp))) (Shp n))))"
+    with pytest.raises(remora.RemoraTypeError) as info:
+        remora.evaluate(src)
+    assert "functions inside its boxes" in info.value.message
+    assert_located(info.value)
+
+
+def test_function_returning_a_function_is_refused_clearly():
+    f = remora.function("(λ ((x [Int])) (λ ((y [Int])) (+ x y)))")
+    with pytest.raises(remora.RemoraTypeError) as info:
+        f(1)
+    assert "the result of this function is a function" in info.value.message
+    assert_located(info.value)
+    g = remora.function("(λ ((x [Int])) ((λ ((y [Int])) (+ x y)) 2))")  # functions inside are fine
+    assert g(1)[()] == 3

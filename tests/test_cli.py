@@ -372,3 +372,152 @@ def test_no_traceback_for_bad_inputs(tmp_path):
         if "Traceback" in r["stderr"] or r["code"] != 1 or not m or m["file"] != path:
             failures.append((text[:60], r["code"], r["stderr"][-400:]))
     assert not failures, failures
+
+
+# ---------------------------------------------------------------------------
+# Standard streams that are closed, full or gone; sources that never end; --version
+
+
+LONG_RUN = "(iterate (λ ((x [Int])) (+ x 1)) 10000000 0)"  # minutes of work: it is always interrupted
+
+
+def _close_fd(fd: int):
+    return lambda: os.close(fd)
+
+
+@pytest.fixture(scope="module")
+def streams(tmp_path_factory) -> dict[str, Result]:
+    """Each case its own ``python -m remora`` with its standard streams arranged (all at once)."""
+    cwd = tmp_path_factory.mktemp("streams")
+    full = os.open("/dev/full", os.O_WRONLY) if os.path.exists("/dev/full") else None
+    gone_r, gone_w = os.pipe()  # a pipe nobody reads: writing to it fails with EPIPE
+    os.close(gone_r)
+    cases = {
+        "stdin_closed": (["eval", "-e", "(read-nums)"], dict(preexec_fn=_close_fd(0))),
+        "stdin_closed_reference": (["eval", "--engine=reference", "-e", "(read-nums)"], dict(preexec_fn=_close_fd(0))),
+        "stdout_full": (["eval", "-e", "(+ 1 2)"], dict(stdout=full)),
+        "check_stdout_full": (["check", "-e", "(+ 1 2)"], dict(stdout=full)),
+        "stdout_gone": (["eval", "-e", "(+ 1 2)"], dict(stdout=gone_w)),
+        "stderr_gone": (["eval", "-e", "(+ 1 2) (/ 1 0)"], dict(stderr=gone_w)),
+        "stderr_closed": (["eval", "-e", "(+ 1 2) (/ 1 0)"], dict(preexec_fn=_close_fd(2))),
+        "source_endless": (["eval", "/dev/zero"], {}),
+        "version": (["--version"], {}),
+    }
+    if full is None:
+        for name in ("stdout_full", "check_stdout_full"):
+            del cases[name]
+    procs = {}
+    for name, (argv, arranged) in cases.items():
+        streams = {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **arranged}
+        procs[name] = subprocess.Popen([sys.executable, "-m", "remora", *argv], cwd=cwd, env=ENV, **streams)
+    for fd in (full, gone_w):
+        if fd is not None:
+            os.close(fd)
+    out = {}
+    for name, proc in procs.items():
+        stdout, stderr = proc.communicate(timeout=120)
+        out[name] = Result(proc.returncode, (stdout or b"").decode(), (stderr or b"").decode(), cwd)
+    return out
+
+
+@pytest.mark.parametrize("name", ["stdin_closed", "stdin_closed_reference"])
+def test_read_nums_with_standard_input_closed(streams, name):
+    r = streams[name]
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.splitlines()[0] == "<expr>:1:1: error: read-nums: standard input is closed"
+
+
+@pytest.mark.parametrize("name", ["stdout_full", "check_stdout_full"])
+def test_output_that_cannot_be_written_is_an_io_error(streams, name):
+    if name not in streams:
+        pytest.skip("no /dev/full on this system")
+    r = streams[name]
+    assert (r.returncode, r.stderr) == (2, "remora: cannot write to standard output: No space left on device\n")
+
+
+def test_output_nobody_reads_ends_quietly(streams):
+    r = streams["stdout_gone"]
+    assert (r.returncode, r.stderr) == (0, "")
+
+
+def test_error_status_survives_a_standard_error_nobody_reads(streams):
+    r = streams["stderr_gone"]
+    assert r.returncode == 1
+    assert r.stdout == "3\n"
+
+
+def test_error_status_survives_a_closed_standard_error(streams):
+    r = streams["stderr_closed"]
+    assert r.returncode == 1
+    assert r.stdout == "3\n"  # (the report is lost: it must not appear among the values)
+
+
+def test_source_that_never_ends_is_refused_at_once(streams):
+    r = streams["source_endless"]
+    assert r.returncode == 2
+    assert r.stderr == "remora: cannot read /dev/zero: larger than 33,554,432 bytes, the limit for a program\n"
+
+
+def test_version(streams):
+    from remora import __version__
+
+    r = streams["version"]
+    assert (r.returncode, r.stdout, r.stderr) == (0, f"remora {__version__}\n", "")
+    assert re.fullmatch(r"remora \d+\.\d+\.\d+\n", r.stdout)
+
+
+def test_source_size_limit(tmp_path):
+    from remora.streams import MAX_SOURCE_BYTES
+
+    big = tmp_path / "big.rem"
+    with open(big, "wb") as f:
+        f.write(b"; " + b"x" * (MAX_SOURCE_BYTES - 3) + b"\n")  # exactly the limit: read (a comment)
+    (r,) = run_in_one_process([(["check", str(big)], tmp_path)])
+    assert (r["code"], r["stdout"], r["stderr"]) == (0, "", "")
+    with open(big, "ab") as f:
+        f.write(b"1")
+    (r,) = run_in_one_process([(["check", str(big)], tmp_path)])
+    assert r["code"] == 2 and "the limit for a program" in r["stderr"], r
+
+
+# The command imports only the standard library before its entry point runs: Ctrl-C while NumPy,
+# the checker or the prelude load is caught there like any other (contract §3: 130, one line).
+
+STARTUP = textwrap.dedent(
+    """
+    import sys
+    import remora, remora.cli
+    heavy = sorted(m for m in ("numpy", "z3", "sexpdata", "remora.driver", "remora.api") if m in sys.modules)
+    print(" ".join(heavy) or "none")
+    """
+)
+
+INTERRUPTED_AT = textwrap.dedent(
+    """
+    import os, signal, sys
+    from remora.cli import entry
+    delay, program = float(sys.argv[1]), sys.argv[2]
+    sys.argv = ["remora", "eval", "-e", program]
+    signal.signal(signal.SIGALRM, lambda *_: os.kill(os.getpid(), signal.SIGINT))
+    signal.setitimer(signal.ITIMER_REAL, delay)
+    entry()
+    """
+)
+
+
+def test_the_command_module_imports_nothing_heavy():
+    r = subprocess.run([sys.executable, "-c", STARTUP], capture_output=True, text=True, env=ENV, timeout=60)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "none\n", "")
+
+
+@pytest.mark.parametrize("delay", [0.001, 0.01, 0.03, 0.1, 0.3])
+def test_ctrl_c_at_any_moment_of_start_up_exits_130(delay):
+    """Ctrl-C (a real SIGINT) while the entry point imports NumPy, loads the prelude, checks, runs."""
+    import signal
+
+    r = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_AT, str(delay), LONG_RUN], capture_output=True, text=True, env=ENV,
+        stdin=subprocess.DEVNULL, timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # (as at a terminal)
+    )
+    assert (r.returncode, r.stderr) == (130, "remora: interrupted\n")

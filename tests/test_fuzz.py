@@ -55,7 +55,7 @@ from remora.errors import RemoraError, RemoraRuntimeError
 from remora.primitives import PRIMITIVES
 from remora.runtime import RunConfig
 from remora.typed import TyExprForm
-from conftest import subprocess_env
+from conftest import eval_error, eval_value, subprocess_env
 
 ROOT = Path(__file__).resolve().parents[1]
 LONG = os.environ.get("REMORA_LONG") == "1"
@@ -212,8 +212,11 @@ def _exercise(text: str, *, api: bool = True) -> str:
         if api:
             try:
                 value = remora.evaluate(text)  # the same program, known to run within the smaller limit
-            except RemoraError as err:  # only "the program has no forms" (a text of comments)
+            except RemoraError as err:  # "the program has no forms" (a text of comments), or a function value
                 assert_located(err, text, "<source>")
+                if "can be returned to Python" in err.message:  # refused: spec/interfaces.md
+                    assert getattr(last_f, "dtype", None) == object, f"remora.evaluate refused a value: {err}"
+                    return "function value"
                 assert not out_f, f"remora.evaluate failed on a program that ran: {err}"
                 return "no forms"
             if last_f is not None and getattr(last_f, "dtype", None) != object:
@@ -770,6 +773,42 @@ def test_rank_over_64_is_a_located_error(name: str) -> None:
     if name != "reshape":  # (reshape's result is a box: its rank is only known when it runs)
         with pytest.raises(RemoraError):
             remora.check(src)
+
+
+# A 0 beside huge dimensions: NumPy holds (0, 2^32) but refuses (0, 2^32, 2^32) even though it is empty
+# (the non-zero dimensions' product overflows).  What it holds is an ordinary empty value on both
+# engines; what it refuses is a located error naming the shape (tests/bad_input/run-unrepresentable-*).
+EMPTY_BESIDE_HUGE = {
+    # the reference engine lifts by copying: it must count (and make) no copies of nothing
+    "lifted argument": ("(+ (array (0 4294967296) Int) ((i-app iota/s (Shp 0))))", "(array (0 4294967296) Int)"),
+    "iota": ("(iota [0 4294967296])", "(box (Shp 0 4294967296) (array (0 4294967296) Int))"),
+    "reshape": ("(reshape [4294967296 0] [1 2])", "(box (Shp 4294967296 0) (array (4294967296 0) Int))"),
+    "unbox of no boxes": (
+        "(unbox (n x (iota/v (array (0) Int))) ((i-app iota/s (Shp 4294967296))))", "(array (0 4294967296) Int)"
+    ),
+    "λ over an empty frame": (
+        "((λ ((x [Int])) ((i-app iota/s (Shp 4294967296)))) (array (0) Int))", "(array (0 4294967296) Int)"
+    ),
+    # empty inside a batch of three: (3 0 2^32) is refused by NumPy, (0 2^32) in each cell is not
+    "empty inside a lifted λ": (
+        "((λ ((x [Int])) (length ((λ ((y [Int])) (+ x y)) (array (0 4294967296) Int)))) [1 2 3])", "[0 0 0]"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EMPTY_BESIDE_HUGE))
+def test_empty_array_beside_huge_dimensions_is_a_value(name: str) -> None:
+    src, expected = EMPTY_BESIDE_HUGE[name]
+    assert eval_value(src) == expected
+
+
+def test_dimension_past_int64_is_a_located_runtime_error() -> None:
+    src = "((i-app iota/s (Shp 0 (+ 9223372036854775807 9223372036854775807))))"
+    assert remora.check(src) is not None  # (decisions.md D31: the checker's Dims are naturals)
+    for engine in ("frames", "reference"):
+        err = eval_error(src, engine)
+        assert isinstance(err, RemoraRuntimeError)
+        assert "(Shp 0 18446744073709551614)" in err.message, err.message
 
 
 RANK_33 = {

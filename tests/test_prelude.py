@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import check_type, eval_value
+from conftest import check_type, eval_error, eval_value
 
 PRELUDE = Path(__file__).resolve().parent.parent / "prelude"
 
@@ -46,3 +46,26 @@ def test_every_prelude_function_has_a_test_and_a_doc_comment():
             assert name in CASES, f"prelude function {name} has no test in tests/test_prelude.py"
             preceding = text[: match.start()].rstrip("\n").splitlines()[-1]
             assert preceding.startswith(f";; {name}: "), f"prelude function {name} lacks a one-line doc comment"
+
+
+# A run-time error inside a prelude function is the user's call's error (spec D30): located at the
+# call in the user's code, its message naming the function called, the prelude's place a note.
+PRELUDE_FAILURES = {
+    "negative count": ("(iterate (λ ((x [Int])) (+ x 1)) -2 0)", (1, 1), "negative length, -2"),
+    "through a user's function": (
+        "(define (g (n [Int])) (iterate (λ ((x [Int])) (+ x 1)) n 0))\n(g [1 -2])", (1, 23), "negative length, -2"
+    ),
+    "size limit": ("(iterate (λ ((x [Int])) (+ x 1)) 100000000000 0)", (1, 1), "over the limit"),
+}
+
+
+@pytest.mark.parametrize("engine", ["frames", "reference"])
+@pytest.mark.parametrize("name", sorted(PRELUDE_FAILURES))
+def test_prelude_failure_speaks_of_the_users_call(name, engine):
+    src, place, detail = PRELUDE_FAILURES[name]
+    err = eval_error(src, engine)
+    assert (err.file, err.line, err.column) == ("<test>", *place)
+    assert err.message.startswith("`iterate` failed: "), err.message
+    assert detail in err.message
+    assert err.notes[0].startswith("inside the prelude, at prelude/prelude.rem:"), err.notes
+    assert err.notes[0].endswith(": (iota/v n)"), err.notes

@@ -825,6 +825,17 @@ def test_read_nums(stdin, out):
     assert eval_value("(read-nums)", stdin=stdin) == out
 
 
+def test_read_nums_numbers_longer_than_python_converts():
+    """Past 4300 digits Python refuses to convert a digit string: such a number is out of range,
+    and one that is long only with leading zeros is an ordinary number."""
+    zeros = "0" * 5000
+    assert eval_value("(read-nums)", stdin=f"{zeros}12 -{zeros}9223372036854775808") == (
+        "(box 2 [12 -9223372036854775808])"
+    )
+    for err in runtime_error("(read-nums)", stdin="1 " + "7" * 5000):
+        assert "does not fit in a 64-bit Int" in err.message and "(5000 characters)" in err.message
+
+
 def test_read_nums_int64_min():
     assert eval_value("(read-nums)", stdin="-9223372036854775808") == "(box 1 [-9223372036854775808])"
 

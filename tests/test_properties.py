@@ -2,7 +2,8 @@
 
 The generator picks a type first and builds a program of exactly that type (literals and
 frames of random shapes, empty ones included; lifted scalar primitives; frames of functions;
-λ, let, define; the array primitives and the prelude under automatic instantiation — written
+λ, let, define, redefinitions of names and of prelude names; the array primitives and the
+prelude under automatic instantiation — written
 explicitly where the smallest-frames rule of spec/inference.md would choose differently —;
 reduce/fold/scan; boxes, unbox over frames of boxes, index variables in types). For every
 generated program:
@@ -246,9 +247,15 @@ def test_generator_covers_the_language():
         "call of a Forall function": r"\(tpoly\d+ ",
         "t-app of a user function": r"\(\(t-app (\(i-app )?tpoly\d+",
         "frame of closures": r"\(\(\((λ|lambda) \(\(x\d+ [^()]*(\([^()]*\))*[^()]*\)\) \((λ|lambda) ",
+        "function redefined in terms of itself": r"^\(define \((fun\d+) .*\(let \(\(r\d+ \(\1 ",
+        "value redefined in terms of itself": r"^\(define (d\d+|fun\d+|t?poly\d+) \(let \(\(o\d+ \1\)",
+        "prelude name redefined": r"^\(define \(?(sum|dot|product|maximum|any)\b",
+        "sum in terms of the prelude's": r"^\(define \(sum .*\(let \(\(r\d+ \(sum ",
+        "mean or count after sum redefined": r"^\(define \(?sum\b.*\n\(\(?(i-app )?(mean|count)\b",
+        "matmul after dot redefined": r"^\(define \(?dot\b.*\n\((\(t-app \(i-app )?matmul\b",
     }
     for name, pattern in wanted.items():
-        counts[name] = len(re.findall(pattern, text))
+        counts[name] = len(re.findall(pattern, text, re.M))
     missing = [n for n, c in counts.items() if c == 0]
     assert not missing, f"never generated: {missing}"
 

@@ -66,9 +66,10 @@ RUNTIME_PROGRAM = """\
 
 @dataclass
 class Result:
-    rc: int
+    rc: int  # (for a case run in a group: the group's)
     out: str
     err: str
+    first_line: int = 1  # the line of the session's input where the case starts
 
     @property
     def out_lines(self) -> list[str]:
@@ -184,6 +185,28 @@ PIPE_CASES: dict[str, tuple[list[str], str, bool]] = {
     "load_bad_then_use": ([], ":load {tmp}/bad.rem\nok\n(+ 1 1)\n", False),
     "load_runtime_error_then_use": ([], ":load {tmp}/runtime.rem\nlater\n(+ 1 1)\n", False),
     "load_missing": ([], ":load {tmp}/does-not-exist.rem\n(+ 1 1)\n", False),
+    # errors name the line of the input stream (a form's own line), not line 1 of each input
+    "stream_lines": (
+        [],
+        "(+ 1 1)\n"
+        "\n"
+        "; a comment\n"
+        "(+ 1 2.5)\n"
+        "(define y\n"
+        "  (+ 1 2.5))\n"
+        ":type (+ 1\n"
+        "  2.5)\n"
+        "(+ 2 2) (+ 1 2.5)\n",
+        False,
+    ),
+    # the exit status: 1 if any input failed, 0 otherwise
+    "status_clean": ([], "(+ 1 1)\n:type 1\n:help\n(define z 2)\nz\n", False),
+    "status_error_then_quit": ([], "(/ 1 0)\n(+ 1 1)\n:quit\n", False),
+    "status_unknown_command": ([], ":bogus\n(+ 1 1)\n", False),
+    # what cannot be read is an error, and the session goes on
+    "load_dev_zero": ([], ":load /dev/zero\n(+ 1 1)\n", False),
+    "load_not_utf8": ([], ":load {tmp}/latin1.rem\n(+ 1 1)\n", False),
+    "input_not_utf8": ([], b"(+ 1 \xff)\n(+ 1 1)\n", False),
 }
 
 EXAMPLE = _example()
@@ -248,6 +271,7 @@ def piped(tmp_path_factory) -> dict[str, Result]:
     (tmp / "prog.rem").write_text(LOADED_PROGRAM, encoding="utf-8")
     (tmp / "bad.rem").write_text(BAD_PROGRAM, encoding="utf-8")
     (tmp / "runtime.rem").write_text(RUNTIME_PROGRAM, encoding="utf-8")
+    (tmp / "latin1.rem").write_bytes("(+ 1 1) ; café\n".encode("latin-1"))
     env = {**ENV, "HOME": str(tmp), "REMORA_HISTORY": str(tmp / "history")}
 
     def start(argv: list[str], merge: bool = False, stdin=subprocess.PIPE) -> subprocess.Popen:
@@ -260,15 +284,20 @@ def piped(tmp_path_factory) -> dict[str, Result]:
             stderr=subprocess.STDOUT if merge else subprocess.PIPE,
         )
 
-    def text_of(name: str) -> str:
-        return PIPE_CASES[name][1].replace("{tmp}", tmp.as_posix())
+    def text_of(name: str) -> str | bytes:
+        text = PIPE_CASES[name][1]
+        return text if isinstance(text, bytes) else text.replace("{tmp}", tmp.as_posix())
 
-    runs: dict[str, tuple[subprocess.Popen, str | None, list[str] | None]] = {}
+    runs: dict[str, tuple[subprocess.Popen, str | bytes | None, list[str] | None]] = {}
     grouped = set()
+    first_lines: dict[str, int] = {}
     for group, names in GROUPS.items():
         names = [n for n in names if n in PIPE_CASES]
         grouped.update(names)
-        text = "".join(text_of(n) + _separator(i) for i, n in enumerate(names))
+        text = ""
+        for i, n in enumerate(names):
+            first_lines[n] = text.count("\n") + 1
+            text += text_of(n) + _separator(i)
         runs[group] = (start(["repl"]), text, names)
     for name, (argv, _, merge) in PIPE_CASES.items():
         if name not in grouped:
@@ -279,7 +308,8 @@ def piped(tmp_path_factory) -> dict[str, Result]:
     results: dict = {"tmp": tmp}
     for name, (proc, text, members) in runs.items():
         try:
-            out_b, err_b = proc.communicate(None if text is None else text.encode("utf-8"), timeout=TIMEOUT)
+            data = text.encode("utf-8") if isinstance(text, str) else text
+            out_b, err_b = proc.communicate(data, timeout=TIMEOUT)
             rc = proc.returncode
         except subprocess.TimeoutExpired:
             proc.kill()
@@ -292,7 +322,7 @@ def piped(tmp_path_factory) -> dict[str, Result]:
         assert "Traceback" not in err and "internal error" not in err, f"group {name} crashed: {err}"
         outs, errs = _split_out(out, len(members)), _split_err(err, len(members))
         for member, o, e in zip(members, outs, errs):
-            results[member] = Result(rc, o, e)
+            results[member] = Result(rc, o, e, first_lines[member])
     return results
 
 
@@ -316,7 +346,6 @@ def test_multiline_define_then_use(piped):
     r = piped["multiline_define"]
     assert r.out_lines == ["[2 3 4]", "11"]
     assert r.err == ""
-    assert r.rc == 0
 
 
 def test_values_print_one_per_expression(piped):
@@ -334,7 +363,6 @@ def test_values_print_one_per_expression(piped):
         "7",
     ]
     assert r.err == ""
-    assert r.rc == 0
 
 
 def test_type_command(piped):
@@ -347,7 +375,6 @@ def test_type_command(piped):
         "(Arr Int (Shp))",  # a :command's argument may span lines too
     ]
     assert r.err == ""
-    assert r.rc == 0
 
 
 def test_shape_command(piped):
@@ -372,7 +399,6 @@ def test_help_command(piped):
     for command in (":type", ":shape", ":explicit", ":trace", ":load", ":help", ":quit"):
         assert command in r.out
     assert r.err == ""
-    assert r.rc == 0
 
 
 def _assert_caret(err_lines: list[str], index: int, source_line: str, col: int, width: int | None = None) -> None:
@@ -387,12 +413,12 @@ def _assert_caret(err_lines: list[str], index: int, source_line: str, col: int, 
 def test_errors_are_reported_and_the_session_continues(piped):
     r = piped["errors"]
     assert r.out_lines == ["2", "4", "6"]
-    assert r.rc == 0
     errors = r.errors()
-    assert [(m["file"], m["line"], m["col"]) for m in errors] == [
-        ("<repl>", "1", "6"),
-        ("<repl>", "1", "1"),
-        ("<repl>", "1", "1"),
+    first = r.first_line  # (lines 1, 3 and 5 of the case: each error names its line in the input)
+    assert [(m["file"], int(m["line"]), m["col"]) for m in errors] == [
+        ("<repl>", first, "6"),
+        ("<repl>", first + 2, "1"),
+        ("<repl>", first + 4, "1"),
     ]
     type_error, runtime_error, syntax_error = (m["msg"] for m in errors)
     assert "int->float" in type_error or "2.0" in type_error
@@ -415,20 +441,20 @@ def test_error_report_comes_between_the_values_around_it(piped):
     j = next(k for k in range(i + 1, len(lines)) if ERROR_LINE.match(lines[k]))
     assert "division by zero" in lines[j]
     assert lines[-1] == "33"
-    assert r.rc == 0
+    assert r.rc == 1  # (an input failed)
 
 
 def test_error_location_within_a_multiline_input(piped):
     r = piped["multiline_error"]
     (m,) = r.errors()
-    assert (m["file"], m["line"], m["col"]) == ("<repl>", "2", "4")
+    assert (m["file"], int(m["line"]), m["col"]) == ("<repl>", r.first_line + 1, "4")
     assert r.out_lines == ["2"]
 
 
 def test_unbound_variable(piped):
     r = piped["unbound"]
     (m,) = r.errors()
-    assert (m["line"], m["col"]) == ("1", "4")
+    assert (int(m["line"]), m["col"]) == (r.first_line, "4")
     assert "unbound" in m["msg"] and "nope" in m["msg"]
     assert r.out_lines == ["2"]
 
@@ -454,7 +480,6 @@ def test_unknown_command(piped):
     r = piped["unknown_cmd"]
     assert "unknown command" in r.err and ":bogus" in r.err
     assert r.out_lines == ["2"]
-    assert r.rc == 0
 
 
 @pytest.mark.parametrize("name", ["quit", "quit_short"])
@@ -488,7 +513,7 @@ def test_runtime_error_in_define_leaves_name_undefined(piped):
     assert "division by zero" in msgs[0]
     assert "unbound" in msgs[1] and "bad" in msgs[1]
     assert r.out_lines == ["2"]
-    assert r.rc == 0
+    assert r.rc == 1
 
 
 def test_runtime_error_in_redefinition_keeps_old_definition(piped):
@@ -503,7 +528,7 @@ def test_no_prelude(piped):
     (m,) = r.errors()
     assert "unbound" in m["msg"] and "sum" in m["msg"]
     assert r.out_lines == ["3"]
-    assert r.rc == 0
+    assert r.rc == 1
 
 
 def test_prelude_is_loaded_by_default(piped):
@@ -522,14 +547,12 @@ def test_command_without_argument_is_a_located_error(piped):
 def test_command_without_argument_continues(piped):
     r = piped["command_without_argument"]
     assert r.out_lines == ["2"]
-    assert r.rc == 0
 
 
 def test_load_file_keeps_definitions(piped):
     r = piped["load_tmp"]
     assert r.out_lines == ["[3 6 9]", "15", "[1 2 3]"]
     assert r.err == ""
-    assert r.rc == 0
 
 
 def test_load_file_with_error_reports_its_path(piped):
@@ -539,7 +562,6 @@ def test_load_file_with_error_reports_its_path(piped):
     assert (m["file"], m["line"], m["col"]) == (path, "3", "9")
     assert r.err_lines[r.err_lines.index(m.group(0)) + 1] == "      (+ ok 2.5)"
     assert r.out_lines == ["2"]
-    assert r.rc == 0
 
 
 @pytest.mark.parametrize("name", ["load_bad_then_use", "load_runtime_error_then_use"])
@@ -548,7 +570,7 @@ def test_failed_load_leaves_no_half_defined_names(piped, name):
     assert "internal error" not in r.err
     # the name is either defined (with its value) or unbound -- never a crash
     assert r.out_lines[-1] == "2"
-    assert r.rc == 0
+    assert r.rc == 1
 
 
 def test_load_missing_file(piped):
@@ -556,7 +578,6 @@ def test_load_missing_file(piped):
     assert "does-not-exist.rem" in r.err
     assert "Traceback" not in r.err
     assert r.out_lines == ["2"]
-    assert r.rc == 0
 
 
 @pytest.mark.skipif(EXAMPLE is None, reason="no example programs in examples/")
@@ -565,7 +586,6 @@ def test_load_example_prints_what_eval_prints(piped):
     assert expected.rc == 0, expected.err
     assert r.err == ""
     assert r.out == expected.out + "2\n"
-    assert r.rc == 0
 
 
 # ---------------------------------------------------------------------------
@@ -801,4 +821,92 @@ def test_pty_no_prelude(term):
     out = s.expect(PROMPT)
     assert "<repl>:1:2: error:" in out and "sum" in out
     s.send("\x04")
-    assert s.wait() == 0
+    assert s.wait() == 1  # (an input failed)
+
+
+def test_errors_name_the_line_of_the_input_stream(piped):
+    r = piped["stream_lines"]
+    assert [(m["file"], m["line"], m["col"]) for m in r.errors()] == [
+        ("<repl>", "4", "6"),  # after a blank line and a comment
+        ("<repl>", "6", "8"),  # the second line of a two-line define
+        ("<repl>", "8", "3"),  # the second line of a :type argument
+        ("<repl>", "9", "14"),  # the second form of a line
+    ]
+    _assert_caret(r.err_lines, 3, "  (+ 1 2.5))", 8, 3)
+    assert r.out_lines == ["2", "4"]
+    assert r.rc == 1
+
+
+@pytest.mark.parametrize("name, status", [
+    ("status_clean", 0), ("eof", 0), ("status_error_then_quit", 1), ("status_unknown_command", 1),
+])
+def test_exit_status_says_whether_an_input_failed(piped, name, status):
+    r = piped[name]
+    assert r.rc == status, r.err
+    assert r.out_lines[-1] == "2"
+
+
+def test_load_of_an_endless_file_is_refused_at_once(piped):
+    r = piped["load_dev_zero"]
+    assert r.err.startswith("cannot read /dev/zero: larger than "), r.err
+    assert r.out_lines == ["2"]
+    assert r.rc == 1
+
+
+def test_load_of_a_file_that_is_not_utf8(piped):
+    r = piped["load_not_utf8"]
+    assert "latin1.rem" in r.err and "not UTF-8" in r.err, r.err
+    assert r.out_lines == ["2"]
+    assert r.rc == 1
+
+
+def test_input_that_is_not_utf8_is_a_located_error(piped):
+    r = piped["input_not_utf8"]
+    (m,) = r.errors()
+    assert (m["file"], m["line"], m["col"]) == ("<repl>", "1", "6")
+    assert r.out_lines == ["2"]
+    assert r.rc == 1
+
+
+def test_internal_error_is_reported_and_the_session_goes_on(monkeypatch):
+    """A bug in remora (here: an evaluation that raises) is said plainly, and the session goes on."""
+    import io
+
+    from remora.repl import Repl
+
+    out, err = io.StringIO(), io.StringIO()
+    repl = Repl(io.StringIO("(+ 1 1)\n(+ 2 2)\n(+ 3 3)\n"), out, err, interactive=False)
+    evaluate, calls = repl.session.evaluate, []
+
+    def failing_once(form):
+        calls.append(form)
+        if len(calls) == 2:
+            raise MemoryError("out of memory")
+        return evaluate(form)
+
+    monkeypatch.setattr(repl.session, "evaluate", failing_once)
+    assert repl.run() == 1
+    assert out.getvalue() == "2\n6\n"
+    assert err.getvalue().startswith("remora: internal error: MemoryError: out of memory"), err.getvalue()
+    assert "Traceback" not in err.getvalue()
+
+
+def test_input_longer_than_the_limit_is_skipped(monkeypatch):
+    """An endless line (``remora repl < /dev/zero``) must not fill memory: an input over the
+    limit is an error, skipped, and the session goes on (the limit is lowered here)."""
+    import io
+
+    from remora import repl as repl_module
+
+    monkeypatch.setattr(repl_module, "MAX_SOURCE_BYTES", 100)
+    text = "(+ 1 1)\n" + "x" * 500 + "\n(+ 2 2)\n" + "(+ 1\n" * 30 + ")" * 30 + "\n(+ 3 3)\n"
+    out, err = io.StringIO(), io.StringIO()
+    assert repl_module.Repl(io.StringIO(text), out, err, interactive=False).run() == 1
+    assert out.getvalue() == "2\n4\n6\n"
+    skipped = "characters, the limit for an input; it was skipped"
+    # the 20 lines that made the open input too long went with it; the rest is read afresh
+    assert err.getvalue().splitlines()[:3] == [
+        f"<repl>:2:1: error: this input line is longer than 100 {skipped}",
+        f"<repl>:4:1: error: this input is longer than 100 {skipped}",
+        "<repl>:34:10: error: unexpected `)` with no open bracket to close",
+    ]

@@ -47,9 +47,7 @@ def _checked_dims(ctx, values, what: str) -> tuple[int, ...]:
     dims = tuple(int(v) for v in np.asarray(values).ravel())
     if any(d < 0 for d in dims):
         ctx.error(f"{what}: negative dimension in the shape {_vector(dims)}")
-    if len(dims) > 64:
-        ctx.error(f"{what}: a shape of {len(dims)} axes; arrays have at most 64 (NumPy's limit)")
-    ctx.check_size(int(np.prod(dims, dtype=object)), what)
+    ctx.check_shape(dims, what)
     return dims
 
 
@@ -482,7 +480,7 @@ def _iota_v(ctx, n):
 
 
 def _iota_of_shape(ctx, dims: tuple[int, ...], what: str) -> np.ndarray:
-    ctx.check_size(int(np.prod(ctx.frame + dims, dtype=object)), what)
+    ctx.check_shape(ctx.frame + dims, what)
     cell = np.arange(int(np.prod(dims, dtype=np.int64)), dtype=np.int64).reshape(dims)
     return np.broadcast_to(cell, ctx.frame + dims)
 
@@ -536,12 +534,42 @@ _INT_TOKEN = re.compile(r"[-+]?[0-9]+\Z")
 )
 def _read_nums(ctx):
     def make(idx):
-        words = ctx.stdin.read().split()
         values = []
-        for w in words:
-            if not _INT_TOKEN.match(w) or not -INT64_MAX - 1 <= int(w) <= INT64_MAX:
+        for w in _standard_input(ctx).split():
+            if not _INT_TOKEN.match(w):
                 ctx.error(f"read-nums: `{w[:40]}` in the input is not an integer")
-            values.append(int(w))
+            value = _int64(w)
+            if value is None:
+                ctx.error(f"read-nums: `{_abridged(w)}` in the input does not fit in a 64-bit Int")
+            values.append(value)
         return BoxValue((len(values),), np.array(values, dtype=np.int64))
 
     return per_cell(ctx, make)
+
+
+def _standard_input(ctx) -> str:
+    """All of standard input, or a located error saying why it cannot be read (it may be closed:
+    Python then has no ``sys.stdin`` at all; or unreadable, or not text)."""
+    stdin = ctx.stdin
+    if stdin is None:
+        ctx.error("read-nums: standard input is closed")
+    try:
+        return stdin.read()
+    except UnicodeDecodeError:
+        ctx.error("read-nums: standard input is not UTF-8 text")
+    except (OSError, ValueError) as exc:  # (ValueError: a closed or detached stream)
+        ctx.error(f"read-nums: cannot read standard input: {getattr(exc, 'strerror', None) or exc}")
+
+
+def _int64(word: str) -> int | None:
+    """The value of an integer token (``_INT_TOKEN``), or None if it does not fit in an Int.  Its
+    length is looked at first: Python refuses to convert more than a few thousand digits."""
+    digits = word.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 19:  # 2^63 has 19 digits
+        return None
+    value = -int(digits) if word.startswith("-") else int(digits)
+    return value if -INT64_MAX - 1 <= value <= INT64_MAX else None
+
+
+def _abridged(word: str) -> str:
+    return word if len(word) <= 40 else f"{word[:20]}…{word[-10:]} ({len(word)} characters)"

@@ -15,6 +15,7 @@ Each occurrence gets a fresh unknown for ``x``, settled by its context.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -51,9 +52,16 @@ class Primitive:
 
     @property
     def type(self) -> Type:
-        """The primitive's type as the contract prints it (overloaded ``x`` left as a variable)."""
+        """The primitive's type as the contract prints it (overloaded ``x`` left as a variable).
+
+        Built on first use, once: threads checking at the same time must all see the same type
+        *and* the same overloaded variable (``instantiate`` substitutes that very variable).
+        """
         if self._type is None:
-            self._type, self._overload_var = _build_type(self)
+            with _LOCK:
+                if self._type is None:
+                    t, self._overload_var = _build_type(self)
+                    self._type = t  # last: a thread that sees the type also sees its variable
         return self._type
 
     def instantiate(self, origin: str) -> Type:
@@ -70,12 +78,15 @@ class Primitive:
 
 
 PRIMITIVES: dict[str, Primitive] = {}
+#: Serialises changes to the table (remora.register from several threads) and lazy type building.
+_LOCK = threading.RLock()
 
 
 def define(prim: Primitive) -> Primitive:
-    if prim.name in PRIMITIVES:
-        raise ValueError(f"primitive {prim.name} defined twice")
-    PRIMITIVES[prim.name] = prim
+    with _LOCK:
+        if prim.name in PRIMITIVES:
+            raise ValueError(f"primitive {prim.name} defined twice")
+        PRIMITIVES[prim.name] = prim
     return prim
 
 

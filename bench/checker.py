@@ -40,6 +40,36 @@ def generated_program(count: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def many_dims_error(count: int) -> str:
+    """An ill-typed λ over ``count`` (≤ 256) Dim variables: a vector of shape ``(Shp b0 …)`` passed
+    where ``(Shp a0 …)`` is expected; the error's counterexample is a z3 question over all of them.
+    Beyond rank 64 each dimension is a sum of two variables."""
+    half = count // 2
+
+    def dims(p: str) -> str:
+        if half <= 64:
+            return " ".join(f"{p}{i}" for i in range(half))
+        return " ".join(f"(+ {p}{2 * i} {p}{2 * i + 1})" for i in range(half // 2))
+
+    binders = " ".join(f"({p}{i} Dim)" for p in "ab" for i in range(half))
+    a, b = dims("a"), dims("b")
+    return f"(Iλ ({binders}) (λ ((x (Arr Int (Shp {a}))) (y (Arr Int (Shp {b})))) ((λ ((z (Arr Int (Shp {a})))) z) y)))\n"
+
+
+def time_error(text: str) -> float:
+    """Seconds to check ``text`` up to its (expected) type error."""
+    from remora.driver import Session
+    from remora.errors import RemoraTypeError
+
+    session = Session()
+    start = time.perf_counter()
+    try:
+        session.check_text(text, "<ill-typed>")
+    except RemoraTypeError:
+        return time.perf_counter() - start
+    raise AssertionError("the program was expected to be ill-typed")
+
+
 def time_check(text: str, name: str, prelude: bool = True) -> float:
     from remora.driver import Session
 
@@ -71,5 +101,7 @@ def main(argv: list[str]) -> int:
     for path in examples:
         total += min(time_check(path.read_text(), str(path)) for _ in range(3))
     print(f"all {len(examples)} examples: {total:.3f} s to check")
+    for count in (120, 200):
+        print(f"ill-typed λ over {count} Dim variables: {time_error(many_dims_error(count)):.3f} s to report")
     print(f"z3 imported: {'z3' in sys.modules}; z3 queries: {solver.stats.queries}")
     return 0

@@ -7,7 +7,9 @@ canonical components, so each argument has a handful of possible frames.  The
 search tries total frame length 0, then 1, 2, … and stops at the first length
 with a solution: the smallest argument frames, i.e. the function consumes as
 much of each argument as it can.  Two different solutions there are an
-ambiguity, reported with the ``i-app`` that would pick each.
+ambiguity, reported with the ``i-app`` that would pick each — and so is a
+solution in which only a function argument's lifting frame (below) would fix
+some variable: every frame fits.
 
 Where a function is expected and the given one has smaller cells by a common
 frame ``F``, it is wrapped in the λ that applies it over ``F`` (the
@@ -24,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
+from . import solver
 from . import typed as T
 from .errors import RemoraTypeError
 from .indices import SCALAR, Dim, Shape, Var, dim_var, free_vars as index_free_vars, show_index, strip_prefix
@@ -38,7 +41,7 @@ from .solve import (
     walk_index,
     walk_shape,
 )
-from .types import AtomMeta, TArr, TForall, TFun, TPi, Type, describe_allowed, prune, show_type, subst
+from .types import AtomMeta, TArr, TForall, TFun, TPi, TSigma, TVar, Type, describe_allowed, prune, show_type, subst
 from .unify import restrict, unify
 
 NUMERIC = frozenset({"Int", "Float"})
@@ -151,6 +154,9 @@ class Application:
         for cost in sorted(totals):
             complete: dict[str, Found] = {}
             for found in self._paths(0, Sol(), [], [], cost):
+                if any(f is not None and _has_meta_items(f) for f in found.lifts):
+                    # Nothing but the lifting frame fixes some variable: every frame fits (D18).
+                    raise self._lifting_ambiguous(found)
                 missing = self._unsolved(found.sol)
                 if missing:
                     incomplete.append((found, missing))
@@ -245,13 +251,49 @@ class Application:
             self.e.span,
         )
 
+    def _lifting_ambiguous(self, found: Found) -> RemoraTypeError:
+        """A solution whose lifting frame is still unknown stands for one instantiation per frame:
+        name two of them (the frame's unknowns at their least, and one of them a step larger)."""
+        i = next(k for k, f in enumerate(found.lifts) if f is not None and _has_meta_items(f))
+        bumped = _index_metas(found.lifts[i])[0]
+        a, b = (self.instantiation_text(self._grounded(found.sol, bump)) for bump in (None, bumped))
+        if a == b:
+            a += f" with argument {i + 1} lifted over {_grounded_shape(found.lifts[i], None)}"
+            b += f" with argument {i + 1} lifted over {_grounded_shape(found.lifts[i], bumped)}"
+        return RemoraTypeError(
+            f"ambiguous application of {self.name}: both {a} and {b} fit with the smallest argument "
+            f"frames (argument {i + 1} is a function that can be lifted over any frame, and nothing "
+            "else decides which); write the i-app that picks one",
+            self.e.span,
+        )
+
+    def _grounded(self, sol: Sol, bump: Optional[IMeta]) -> Sol:
+        """``sol`` with every unknown index left in the application at its least value (a Dim 0,
+        a Shape empty), except ``bump`` one larger (1, or ``(Shp 1)``)."""
+        metas: list[IMeta] = []
+        for level in self._all_levels():
+            for u in level.unknowns:
+                value = _resolved(u, sol)
+                if isinstance(value, (Dim, Shape)):
+                    metas += _index_metas(Shape((value,)) if isinstance(value, Dim) else value)
+                elif isinstance(value, TArr):
+                    metas += _index_metas(value.shape)
+        for m in dict.fromkeys(metas + ([bump] if bump is not None else [])):
+            sol = sol.with_index(m, _least(m, m is bump))
+        return sol
+
     def _no_fit(self) -> RemoraTypeError:
+        from .conflicts import explain_conflict
+
         fits = []
         for i in range(len(self.args)):
             options = list(self.match_arg(i, Sol(), 10**6))
             if not options:
                 return RemoraTypeError(self._argument_misfit(i), self.args[i].span)
             fits.append(options[0])
+        conflict = explain_conflict(self)
+        if conflict is not None:
+            return conflict
         details = "; ".join(
             f"argument {i + 1} (shape {_shape_text(self.arg_types[i])}) fits with frame {frame}"
             + (f" when {self._bindings(s)}" if self._bindings(s) else "")
@@ -268,7 +310,7 @@ class Application:
         names = _distinct_names(param, arg)
         msg = (
             f"argument {i + 1} of {self.name} has type {show_type(arg)}, but {self.name} takes "
-            f"{show_type(param, names)}"
+            f"{self.show(param, names)}"
         )
         p, a = prune(param), prune(arg)
         if isinstance(p, TArr) and isinstance(a, TArr):
@@ -277,12 +319,22 @@ class Application:
                 if not any(True for _ in _u_function_atoms(pa, aa, Sol())):
                     return msg + ": the function given does not fit the function expected, at any frame"
             elif next(u_types(pa, aa, Sol()), None) is None:
-                what = show_type(pa)
+                what = self.show(pa)
                 if isinstance(pa, AtomMeta) and pa.allowed:
                     what += f" ({pa.display or 'it'} is {describe_allowed(pa)})"
                 return msg + f": atoms of type {show_type(aa)} cannot be {what}" + _promotion(p, a)
             return msg + f": no frame of {a.shape} leaves a cell of the form {show_index(p.shape, names)}"
         return msg
+
+    def show(self, t: Type, names: Optional[dict] = None) -> str:
+        """``t`` (a parameter's type) as the signature writes it: an unknown array type named
+        as its ``Array`` variable (``T``), not as ``(Arr T T)``."""
+        arrays = {}
+        for level in self._all_levels():
+            for v, u in zip(level.vars, level.unknowns):
+                if v.sort == "Array":
+                    arrays[u] = TVar(v)
+        return show_type(_replace_types(t, arrays), names)
 
     def _bindings(self, sol: Sol) -> str:
         out = []
@@ -311,7 +363,15 @@ class Application:
 def elaborate_application(checker, e, fn: T.TyExpr, args: tuple[T.TyExpr, ...], name: str):
     """The instantiated function array and arguments for ``(fn args ...)``."""
     problem = Application(e, fn, args, name)
-    return problem.elaborate(problem.solve())
+    try:
+        found = problem.solve()
+    except solver.Undecided:
+        raise RemoraTypeError(
+            f"cannot decide how to instantiate {name}: its index equations could not be solved in the "
+            "time allowed; write the instantiation with i-app/t-app",
+            e.span,
+        ) from None
+    return problem.elaborate(found)
 
 
 # ---------------------------------------------------------------------------
@@ -414,6 +474,20 @@ def lift_function(g: T.TyExpr, frame: Shape) -> T.TyExpr:
     return T.TyApp(TArr(lifted, gt.shape), span, outer, (g,))
 
 
+def _replace_types(t: Type, table: dict) -> Type:
+    """``t`` with each occurrence of a key of ``table`` (compared structurally) replaced."""
+    t = prune(t)
+    if t in table:
+        return table[t]
+    if isinstance(t, TArr):
+        return TArr(_replace_types(t.atom, table), t.shape)
+    if isinstance(t, TFun):
+        return TFun(tuple(_replace_types(p, table) for p in t.params), _replace_types(t.result, table))
+    if isinstance(t, (TForall, TPi, TSigma)):
+        return type(t)(t.vars, _replace_types(t.body, table))
+    return t
+
+
 def _is_polymorphic(t: Type) -> bool:
     t = prune(t)
     return isinstance(t, TArr) and isinstance(prune(t.atom), (TPi, TForall))
@@ -442,6 +516,29 @@ def _prefix_ordered(frames: list[Shape]) -> bool:
 
 def _has_meta_items(s: Shape) -> bool:
     return any(isinstance(v, IMeta) for v in index_free_vars(s))
+
+
+def _index_metas(s: Shape) -> list[IMeta]:
+    """The unknowns in ``s``, in order of appearance."""
+    out: list[IMeta] = []
+    for item in s.items:
+        for v in [item] if isinstance(item, Var) else [v for v, _ in item.terms]:
+            if isinstance(v, IMeta) and v not in out:
+                out.append(v)
+    return out
+
+
+def _least(m: IMeta, bumped: bool) -> Dim | Shape:
+    if m.sort == "Shape":
+        return Shape((Dim(1),)) if bumped else SCALAR
+    return Dim(1 if bumped else 0)
+
+
+def _grounded_shape(s: Shape, bump: Optional[IMeta]) -> Shape:
+    sol = Sol()
+    for m in _index_metas(s):
+        sol = sol.with_index(m, _least(m, m is bump))
+    return walk_shape(s, sol)
 
 
 def _has_unknowns(u, sol: Sol, own: set) -> bool:

@@ -8,13 +8,13 @@ canonical form; kinding a type yields the internal :class:`~remora.types.Type`.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Optional
 
 from . import syntax as S
 from .errors import RemoraTypeError, Span
 from .indices import Dim, Index, Shape, Var, dim_add, dim_var, show_index
+from .spelling import did_you_mean
 from .types import BASE_TYPES, TArr, TForall, TFun, TPi, TSigma, TVar, Type, kind_of, show_type
 
 INDEX_SORTS = ("Dim", "Shape")
@@ -43,8 +43,8 @@ class Scope:
 
 
 def _unbound(what: str, name: str, span: Span, candidates: list[str]) -> RemoraTypeError:
-    close = difflib.get_close_matches(name, candidates, n=1)
-    hint = f"; did you mean `{close[0]}`?" if close else ""
+    close = did_you_mean(name, candidates)
+    hint = f"; did you mean `{close}`?" if close else ""
     return RemoraTypeError(f"unbound {what} `{name}`{hint}", span)
 
 

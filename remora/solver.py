@@ -8,25 +8,40 @@ index variables under which the two sides differ, for the error message.
 Encoding (``../shared/notes.md`` §2): a Dim is an ``Int`` with ``≥ 0``; a Shape is
 a ``Seq(Int)`` whose elements are ``≥ 0``; ``(Shp a b)`` is
 ``Concat(Unit(a), Unit(b))``; ``++`` is ``Concat``.  A fresh solver per question (so an answer
-depends only on the question), a timeout, and answers memoised on the canonical forms.
+depends only on the question), and answers memoised on the canonical forms.
 
 z3's Python objects all live in one z3 context, which is not thread-safe: two threads using it
 at once crash the process.  So every use of z3 — the lazy import, building terms, solving, and
 dropping the objects afterwards — happens under one lock (:func:`_serialised`); the answers are
 plain Python values, so nothing of z3 escapes it.
+
+Bounded work: every question, and every top-level form (see :func:`deadline`), has a
+wall-clock budget shared by all its z3 checks; each check gets what is left as its timeout,
+and none starts once it is spent.  The least assignment is found by our own search over
+plain ``Solver`` checks rather than by z3's ``Optimize``: its lexicographic objectives
+ignore the timeout (15–23 s for 120 variables with a 2 s one) and it warns about
+quantified constraints.  z3's warnings are switched off at import: they would reach the
+user's terminal.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
+import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .indices import Dim, Index, Shape, Var, free_vars, show_value_of_index
 
-TIMEOUT_MS = 2000
+QUESTION_SECONDS = 2.0  # all the z3 work of one question (a counterexample, an enumeration)
+FORM_SECONDS = 6.0  # all the z3 work of one top-level form
+
+
+class Undecided(Exception):
+    """z3 could not answer within the budget (or answered ``unknown``)."""
 
 
 @dataclass
@@ -79,6 +94,7 @@ def _get() -> _Z3:
     if _state is None:
         import z3  # lazy: ~50 ms and ~30 MB, paid only when an index question is false
 
+        z3.set_param("warning", False)  # z3 prints its warnings itself, on the user's terminal
         _state = _Z3(z3)
         stats.imported = True
     return _state
@@ -90,6 +106,55 @@ def z3_loaded() -> bool:
 
 def _ordered(variables) -> list[Var]:
     return sorted(variables, key=lambda v: (v.name, v.serial))
+
+
+# ---------------------------------------------------------------------------
+# Budgets
+
+_local = threading.local()  # each thread's stack of deadlines (monotonic seconds)
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Bound all z3 work inside (also usable as a decorator); nested budgets only shorten it."""
+    stack = _local.__dict__.setdefault("deadlines", [])
+    stack.append(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def form_budget(method: Callable) -> Callable:
+    """Decorate the checking of one top-level form: all its z3 work shares ``FORM_SECONDS``."""
+
+    @functools.wraps(method)
+    def bounded(*args, **kwargs):
+        with deadline(FORM_SECONDS):
+            return method(*args, **kwargs)
+
+    return bounded
+
+
+def _remaining_ms() -> int:
+    stack = _local.__dict__.get("deadlines") or []
+    if not stack:
+        return int(QUESTION_SECONDS * 1000)
+    return int((min(stack) - time.monotonic()) * 1000)
+
+
+def _check(solver) -> bool:
+    """``solver.check()`` within the budget: True for sat, False for unsat, else :class:`Undecided`."""
+    z3 = _get().z3
+    left = _remaining_ms()
+    if left <= 0:
+        raise Undecided()
+    solver.set("timeout", left)
+    stats.queries += 1
+    answer = solver.check()
+    if answer == z3.unknown:
+        raise Undecided()
+    return answer == z3.sat
 
 
 # ---------------------------------------------------------------------------
@@ -154,27 +219,50 @@ def _model_value(st: _Z3, model, v: Var):
 
 
 def _find(variables: set[Var], build: Callable[[_Z3], Any]) -> dict[Var, object] | None:
-    """An assignment of ``variables`` satisfying ``build``'s formula, small values first.
+    """An assignment of ``variables`` satisfying ``build``'s formula, small values first, or None
+    if there is none (:class:`Undecided` if z3 cannot tell within the budget).
 
     A fresh solver each time (only error messages ask): the answer then depends only on the
     question, never on what an incremental solver learnt from earlier ones.
     """
     st = _get()
-    z3 = st.z3
-    for bound in (3, None):
-        stats.queries += 1
-        opt = z3.Optimize()
-        opt.set("timeout", TIMEOUT_MS)
-        opt.add(*_domain(st, variables, bound))
-        opt.add(build(st))
-        # The least assignment, variable by variable in name order: one answer, whatever z3 saw before.
-        for v in _ordered(variables):
-            c = _const(st, v)
-            opt.minimize(c if v.sort == "Dim" else z3.Length(c))
-        if opt.check() == z3.sat:
-            model = opt.model()
-            return {v: _model_value(st, model, v) for v in _ordered(variables)}
+    with deadline(QUESTION_SECONDS):
+        for bound in (3, None):
+            solver = st.z3.Solver()
+            solver.add(*_domain(st, variables, bound))
+            solver.add(build(st))
+            model = _least_model(st, solver, variables)
+            if model is not None:
+                return {v: _model_value(st, model, v) for v in _ordered(variables)}
     return None
+
+
+def _least_model(st: _Z3, solver, variables: set[Var]):
+    """A model of ``solver`` with the least values, variable by variable in name order (a Dim's
+    value, a Shape's length), or None if unsatisfiable: the same answer whatever z3's search.
+
+    Each variable's least value is found by bisection below the current model's value; most
+    variables are already 0 in the model and cost no check.
+    """
+    if not _check(solver):
+        return None
+    model = solver.model()
+    for v in _ordered(variables):
+        c = _const(st, v)
+        measure = c if v.sort == "Dim" else st.z3.Length(c)
+        low, high = 0, model.eval(measure, model_completion=True).as_long()
+        while low < high:
+            mid = (low + high) // 2
+            solver.push()
+            solver.add(measure <= mid)
+            if _check(solver):
+                model = solver.model()
+                high = model.eval(measure, model_completion=True).as_long()
+            else:
+                low = mid + 1
+            solver.pop()
+        solver.add(measure == high)
+    return model
 
 
 @_serialised
@@ -182,7 +270,10 @@ def _memo(key: tuple, variables: set[Var], build) -> dict[Var, object] | None:
     if key in _cache:
         stats.cache_hits += 1
         return _cache[key]
-    result = _find(variables, build)
+    try:
+        result = _find(variables, build)
+    except Undecided:  # out of budget: no counterexample now (and none remembered)
+        return None
     _cache[key] = result
     return result
 
@@ -231,23 +322,25 @@ def show_assignment(assignment: dict[Var, object]) -> str:
 
 @_serialised
 def natural_solutions(equations, variables: set[Var], limit: int) -> list[dict[Var, int]]:
-    """Up to ``limit`` different assignments of naturals to ``variables`` satisfying ``a = b`` for each equation."""
+    """Up to ``limit`` different assignments of naturals to ``variables`` satisfying ``a = b`` for
+    each equation, the least first (in name order: always the same ones).
+
+    Raises :class:`Undecided` when z3 cannot tell within the budget: a caller must not read
+    fewer answers than ``limit`` as "there are no more".
+    """
     st = _get()
     z3 = st.z3
     found: list[dict[Var, int]] = []
-    opt = z3.Optimize()
-    opt.set("timeout", TIMEOUT_MS)
-    opt.add(*_domain(st, variables, None))
-    for a, b in equations:
-        opt.add(_dim(st, a) == _dim(st, b))
-    for v in _ordered(variables):  # the least solutions first, in name order: always the same ones
-        opt.minimize(_const(st, v))
-    while len(found) < limit:
-        stats.queries += 1
-        if opt.check() != z3.sat:
-            break
-        model = opt.model()
-        assignment = {v: _model_value(st, model, v) for v in _ordered(variables)}
-        found.append(assignment)
-        opt.add(z3.Or(*[_const(st, v) != value for v, value in assignment.items()]))
+    with deadline(QUESTION_SECONDS):
+        while len(found) < limit:
+            solver = z3.Solver()
+            solver.add(*_domain(st, variables, None))
+            for a, b in equations:
+                solver.add(_dim(st, a) == _dim(st, b))
+            for assignment in found:
+                solver.add(z3.Or(*[_const(st, v) != value for v, value in assignment.items()]))
+            model = _least_model(st, solver, variables)
+            if model is None:
+                break
+            found.append({v: _model_value(st, model, v) for v in _ordered(variables)})
     return found

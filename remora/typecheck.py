@@ -9,11 +9,11 @@ without explicit instantiation are handed to :mod:`remora.infer`.
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import dataclass, field
 from typing import Optional
 
+from . import solver
 from . import syntax as S
 from . import typed as T
 from .errors import RemoraTypeError, Span, span_text
@@ -23,6 +23,7 @@ from .indices import SCALAR, Index, Shape, Var, concrete_shape
 from .kinding import Scope, fresh_vars, kind_type, sort_index
 from .parse import BASE_TYPE_NAMES
 from .primitives import PRIMITIVES, is_primitive
+from .spelling import did_you_mean
 from .types import (
     BOOL,
     FLOAT,
@@ -109,6 +110,7 @@ class Checker:
 
     # --- top level --------------------------------------------------------------
 
+    @solver.form_budget
     def check_form(self, form: S.TopForm, local: dict[str, Type] | None = None) -> T.TyForm:
         """Check one top-level form; a definition's type is fixed (unknowns defaulted) here.
         ``local`` binds names as locals around the form (values the run supplies in its own
@@ -154,8 +156,8 @@ class Checker:
             return T.TyArray(TArr(prim.type, SCALAR), e.span, (), (prim,))
         if e.name in BASE_TYPE_NAMES:
             raise RemoraTypeError(f"`{e.name}` is a type, not an expression", e.span)
-        close = difflib.get_close_matches(e.name, env.gamma.names() + list(PRIMITIVES), n=1)
-        hint = f"; did you mean `{close[0]}`?" if close else ""
+        close = did_you_mean(e.name, env.gamma.names() + list(PRIMITIVES))
+        hint = f"; did you mean `{close}`?" if close else ""
         raise RemoraTypeError(f"unbound variable `{e.name}`{hint}", e.span)
 
     def t_arraylit(self, e: S.ArrayLit, env: Env) -> T.TyExpr:  # T-ARRAY

@@ -58,7 +58,7 @@ def many_dims_error(count: int) -> str:
 
 def time_error(text: str) -> float:
     """Seconds to check ``text`` up to its (expected) type error."""
-    from remora.driver import Session
+    from remora.interfaces.session import Session
     from remora.errors import RemoraTypeError
 
     session = Session()
@@ -71,7 +71,7 @@ def time_error(text: str) -> float:
 
 
 def time_check(text: str, name: str, prelude: bool = True) -> float:
-    from remora.driver import Session
+    from remora.interfaces.session import Session
 
     session = Session(prelude=prelude)
     gc.disable()
@@ -84,8 +84,8 @@ def time_check(text: str, name: str, prelude: bool = True) -> float:
 
 
 def main(argv: list[str]) -> int:
-    from remora import solver
-    from remora.driver import load_prelude
+    from remora.statics import smt
+    from remora.interfaces.session import load_prelude
 
     count = int(argv[0]) if argv else 1000
     start = time.perf_counter()
@@ -103,5 +103,5 @@ def main(argv: list[str]) -> int:
     print(f"all {len(examples)} examples: {total:.3f} s to check")
     for count in (120, 200):
         print(f"ill-typed λ over {count} Dim variables: {time_error(many_dims_error(count)):.3f} s to report")
-    print(f"z3 imported: {'z3' in sys.modules}; z3 queries: {solver.stats.queries}")
+    print(f"z3 imported: {'z3' in sys.modules}; z3 queries: {smt.stats.queries}")
     return 0

@@ -31,8 +31,8 @@ class Prepared:
 
     def engine(self, name: str = "frames"):
         """A fresh engine with the prelude and the inputs loaded (not part of any timing)."""
-        from remora.driver import load_prelude, make_engine
-        from remora.runtime import RunConfig
+        from remora.interfaces.session import load_prelude, make_engine
+        from remora.dynamics.runtime import RunConfig
 
         eng = make_engine(name, RunConfig(stdin=io.StringIO(""), max_bytes=BENCH_MAX_BYTES))
         for form in load_prelude()[1]:
@@ -57,9 +57,9 @@ class Prepared:
 
 
 def prepare(source: str, **inputs: Any) -> Prepared:
-    from remora.api import as_remora_array, type_of_array
-    from remora.driver import Session
-    from remora.erase import erase_form
+    from remora.interfaces.api import as_remora_array, type_of_array
+    from remora.interfaces.session import Session
+    from remora.erasure.erase import erase_form
 
     arrays = {k: as_remora_array(k, v) for k, v in inputs.items()}
     start = time.perf_counter()

@@ -5,7 +5,7 @@
 array([1, 2, 3])
 
 The API is imported on first use (PEP 562): ``import remora`` alone loads no NumPy, so the
-``remora`` command can catch Ctrl-C from its very start (see :mod:`remora.cli`).
+``remora`` command can catch Ctrl-C from its very start (see :mod:`remora.interfaces.cli`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .api import BoxValue, Function, check, evaluate, function, register
+    from .interfaces.api import BoxValue, Function, check, evaluate, function, register
     from .errors import RemoraError, RemoraRuntimeError, RemoraSyntaxError, RemoraTypeError
 
 __all__ = [
@@ -31,7 +31,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 #: where each public name lives
-_HOMES = {name: "api" for name in ("check", "evaluate", "function", "register", "Function", "BoxValue")}
+_HOMES = {name: "interfaces.api" for name in ("check", "evaluate", "function", "register", "Function", "BoxValue")}
 _HOMES.update((name, "errors") for name in __all__ if name.startswith("Remora"))
 
 

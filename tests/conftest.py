@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from remora.driver import Session
+from remora.interfaces.session import Session
 from remora.errors import RemoraError
-from remora.typed import form_type
+from remora.statics.typed import form_type
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,8 +45,8 @@ def _static_agrees(value, typ) -> None:
     """Every result has exactly the shape and atom type its static type promises."""
     import numpy as np
 
-    from remora.types import TArr, TBase, prune
-    from remora.values import DTYPES
+    from remora.statics.types import TArr, TBase, prune
+    from remora.dynamics.values import DTYPES
 
     t = prune(typ)
     assert isinstance(t, TArr), f"top-level type is not an array type: {t}"
@@ -62,9 +62,9 @@ def run_program(source: str, engine: str = "frames", stdin: str = "") -> list[tu
     """(printed value, raw value) for every expression form, on one engine."""
     import io
 
-    from remora.driver import show_result
-    from remora.runtime import RunConfig
-    from remora.typed import TyExprForm
+    from remora.interfaces.session import show_result
+    from remora.dynamics.runtime import RunConfig
+    from remora.statics.typed import TyExprForm
 
     session = Session(engine=engine, run=RunConfig(stdin=io.StringIO(stdin)))
     out = []
@@ -77,7 +77,7 @@ def run_program(source: str, engine: str = "frames", stdin: str = "") -> list[tu
 
 def eval_values(source: str, stdin: str = "") -> list[str]:
     """The printed values of every expression form, after checking both engines agree on them."""
-    from remora.values import arrays_equal
+    from remora.dynamics.values import arrays_equal
 
     fast = run_program(source, "frames", stdin)
     slow = run_program(source, "reference", stdin)

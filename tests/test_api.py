@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import remora
-import remora.api
-import remora.driver
-import remora.typecheck
+import remora.interfaces.api
+import remora.interfaces.session
+import remora.statics.typecheck
 from remora.primitives.registry import PRIMITIVES
 from conftest import subprocess_env
 
@@ -33,7 +33,7 @@ def _forget_registered_primitives():
     for name in added:
         del PRIMITIVES[name]
     if added:
-        remora.api._checked.cache_clear()
+        remora.interfaces.api._checked.cache_clear()
 
 
 def unique(prefix: str) -> str:
@@ -541,10 +541,10 @@ class Counter:
 @pytest.fixture
 def counters(monkeypatch):
     return {
-        "read": Counter(monkeypatch, remora.driver, "read"),
-        "parse_top": Counter(monkeypatch, remora.driver, "parse_top"),
-        "check_form": Counter(monkeypatch, remora.typecheck.Checker, "check_form"),
-        "erase": Counter(monkeypatch, remora.api, "erase"),
+        "read": Counter(monkeypatch, remora.interfaces.session, "read"),
+        "parse_top": Counter(monkeypatch, remora.interfaces.session, "parse_top"),
+        "check_form": Counter(monkeypatch, remora.statics.typecheck.Checker, "check_form"),
+        "erase": Counter(monkeypatch, remora.interfaces.api, "erase"),
     }
 
 

@@ -51,7 +51,7 @@ def _expected_out(name: str) -> str:
 
 def run_cli(name: str, *extra: str) -> tuple[int, str, str]:
     """``remora eval [extra] tests/bad_input/NAME.rem`` in-process, from the repository root."""
-    from remora.cli import main
+    from remora.interfaces.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     old_cwd, old_stdin = os.getcwd(), sys.stdin
@@ -125,7 +125,7 @@ def _subprocess(name: str, *, hash_seed: str | None = None) -> subprocess.Comple
 
 _AFTER_OTHERS = """\
 import contextlib, io, sys
-from remora.cli import main
+from remora.interfaces.cli import main
 for other in ("infer-ambiguous", "type-cell-counterexample"):  # z3 queries made earlier in the process
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         main(["eval", f"tests/bad_input/{other}.rem"])
@@ -169,7 +169,7 @@ def test_as_a_subprocess(name: str) -> None:
 
 
 def test_usage_errors_exit_2() -> None:
-    from remora.cli import main
+    from remora.interfaces.cli import main
 
     err = io.StringIO()
     with contextlib.redirect_stderr(err):

@@ -467,7 +467,7 @@ def test_version(streams):
 
 
 def test_source_size_limit(tmp_path):
-    from remora.streams import MAX_SOURCE_BYTES
+    from remora.interfaces.streams import MAX_SOURCE_BYTES
 
     big = tmp_path / "big.rem"
     with open(big, "wb") as f:
@@ -486,8 +486,8 @@ def test_source_size_limit(tmp_path):
 STARTUP = textwrap.dedent(
     """
     import sys
-    import remora, remora.cli
-    heavy = sorted(m for m in ("numpy", "z3", "sexpdata", "remora.driver", "remora.api") if m in sys.modules)
+    import remora, remora.interfaces.cli
+    heavy = sorted(m for m in ("numpy", "z3", "sexpdata", "remora.interfaces.session", "remora.interfaces.api") if m in sys.modules)
     print(" ".join(heavy) or "none")
     """
 )
@@ -495,7 +495,7 @@ STARTUP = textwrap.dedent(
 INTERRUPTED_AT = textwrap.dedent(
     """
     import os, signal, sys
-    from remora.cli import entry
+    from remora.interfaces.cli import entry
     delay, program = float(sys.argv[1]), sys.argv[2]
     sys.argv = ["remora", "eval", "-e", program]
     signal.signal(signal.SIGALRM, lambda *_: os.kill(os.getpid(), signal.SIGINT))

@@ -9,7 +9,7 @@ For every ``examples/NAME.rem``:
 - ``remora check --explicit`` prints it with every inferred instantiation written out,
   and checking that explicit text gives the same types as checking the example.
 
-The check commands run in-process through ``remora.cli.main`` (what ``python -m remora``
+The check commands run in-process through ``remora.interfaces.cli.main`` (what ``python -m remora``
 calls); two examples also run as real ``python -m remora eval`` subprocesses.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from conftest import eval_values, subprocess_env
-from remora.cli import main as cli_main
+from remora.interfaces.cli import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -14,7 +14,7 @@ Inputs come from four generators (Hypothesis strategies):
 Each input goes through ``Session().check_text`` and, when it checks, is run on both engines
 (``Session(engine=...).run_text`` as ``tests/conftest.py``'s ``run_program`` does, with a lowered
 ``RunConfig.max_bytes``); programs that run are also given to ``remora.evaluate``, and some inputs
-go through the command line in-process (``remora.cli.main(["eval"|"check", "-e…"])``).  The only
+go through the command line in-process (``remora.interfaces.cli.main(["eval"|"check", "-e…"])``).  The only
 acceptable outcomes are a value or a ``RemoraError`` whose line and column are >= 1 (and inside
 the source text when the error is reported against it).  Any other exception, an error without
 a location, an engine disagreement, or an input using more than ``REMORA_FUZZ_TIMEOUT`` seconds
@@ -49,12 +49,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import remora
-from remora.cli import main as cli_main
-from remora.driver import Session, show_result
+from remora.interfaces.cli import main as cli_main
+from remora.interfaces.session import Session, show_result
 from remora.errors import RemoraError, RemoraRuntimeError
 from remora.primitives import PRIMITIVES
-from remora.runtime import RunConfig
-from remora.typed import TyExprForm
+from remora.dynamics.runtime import RunConfig
+from remora.statics.typed import TyExprForm
 from conftest import eval_error, eval_value, subprocess_env
 
 ROOT = Path(__file__).resolve().parents[1]

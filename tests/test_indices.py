@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from remora import solver
+from remora.statics import smt
 from remora.errors import RemoraTypeError
-from remora.indices import (
+from remora.statics.indices import (
     Dim,
     Shape,
     Var,
@@ -22,9 +22,9 @@ from remora.indices import (
     strip_suffix,
     subst_index,
 )
-from remora.kinding import Scope, sort_index
-from remora.parse import parse_index
-from remora.reader import read
+from remora.statics.kinding import Scope, sort_index
+from remora.front.parse import parse_index
+from remora.front.reader import read
 
 DIMS = "x y q n m a z"
 SHAPES = "d s t"
@@ -289,7 +289,7 @@ def test_strip_suffix(V):
 
 
 # ---------------------------------------------------------------------------
-# z3 counterexamples (remora.solver)
+# z3 counterexamples (remora.statics.smt)
 
 
 def _is_suffix(cell: tuple, whole: tuple) -> bool:
@@ -311,7 +311,7 @@ def _check_domain(assignment, variables):
 
 def test_differ_shp_n3_vs_shp_3n(V):
     a, b = ix("(Shp n 3)", V), ix("(Shp 3 n)", V)
-    found = solver.differ(a, b)
+    found = smt.differ(a, b)
     assert found is not None
     _check_domain(found, {V["n"]})
     assert found[V["n"]] != 3
@@ -333,7 +333,7 @@ def test_differ_shp_n3_vs_shp_3n(V):
 )
 def test_differ_finds_a_real_counterexample(V, left, right):
     a, b = ix(left, V), ix(right, V)
-    found = solver.differ(a, b)
+    found = smt.differ(a, b)
     assert found is not None
     _check_domain(found, free_vars(a) | free_vars(b))
     assert eval_index(a, found) != eval_index(b, found)
@@ -341,7 +341,7 @@ def test_differ_finds_a_real_counterexample(V, left, right):
 
 @pytest.mark.parametrize("left,right", [("(+ x y 5 x)", "(+ (+ x x) 5 y)"), ("(++ d (Shp))", "d")])
 def test_differ_finds_nothing_for_valid_equalities(V, left, right):
-    assert solver.differ(ix(left, V), ix(right, V)) is None
+    assert smt.differ(ix(left, V), ix(right, V)) is None
 
 
 @pytest.mark.parametrize(
@@ -350,14 +350,14 @@ def test_differ_finds_nothing_for_valid_equalities(V, left, right):
 )
 def test_not_suffix_counterexample(V, cell, whole):
     c, w = ix(cell, V), ix(whole, V)
-    found = solver.not_suffix(c, w)
+    found = smt.not_suffix(c, w)
     assert found is not None
     _check_domain(found, free_vars(c) | free_vars(w))
     assert not _is_suffix(eval_index(c, found), eval_index(w, found))
 
 
 def test_not_suffix_none_when_always_a_suffix(V):
-    assert solver.not_suffix(ix("(Shp n)", V), ix("(++ s (Shp n))", V)) is None
+    assert smt.not_suffix(ix("(Shp n)", V), ix("(++ s (Shp n))", V)) is None
 
 
 @pytest.mark.parametrize(
@@ -366,7 +366,7 @@ def test_not_suffix_none_when_always_a_suffix(V):
 )
 def test_not_prefix_related_counterexample(V, a, b):
     x, y = ix(a, V), ix(b, V)
-    found = solver.not_prefix_related(x, y)
+    found = smt.not_prefix_related(x, y)
     assert found is not None
     _check_domain(found, free_vars(x) | free_vars(y))
     ex, ey = eval_index(x, found), eval_index(y, found)
@@ -374,10 +374,10 @@ def test_not_prefix_related_counterexample(V, a, b):
 
 
 def test_not_prefix_related_none_when_always_related(V):
-    assert solver.not_prefix_related(ix("(Shp 2)", V), ix("(++ (Shp 2) s)", V)) is None
-    assert solver.not_prefix_related(ix("(Shp)", V), ix("s", V)) is None
+    assert smt.not_prefix_related(ix("(Shp 2)", V), ix("(++ (Shp 2) s)", V)) is None
+    assert smt.not_prefix_related(ix("(Shp)", V), ix("s", V)) is None
 
 
 def test_show_assignment_is_sorted_by_name(V):
-    text = solver.show_assignment({V["s"]: (1, 2), V["n"]: 0, V["m"]: 3})
+    text = smt.show_assignment({V["s"]: (1, 2), V["n"]: 0, V["m"]: 3})
     assert text == "m = 3, n = 0, s = (Shp 1 2)"

@@ -1,13 +1,13 @@
-"""The parser (remora.parse.parse_program): every form of Fig. 1 and the sugar; located syntax errors."""
+"""The parser (remora.front.parse.parse_program): every form of Fig. 1 and the sugar; located syntax errors."""
 
 from __future__ import annotations
 
 import pytest
 
 from conftest import check_type
-from remora import syntax as S
+from remora.front import syntax as S
 from remora.errors import RemoraSyntaxError
-from remora.parse import parse_program
+from remora.front.parse import parse_program
 
 
 def parse1(text: str):

@@ -48,7 +48,7 @@ from hypothesis import HealthCheck, given, seed, settings
 
 from conftest import check_error, check_type, check_types, eval_values, run_program
 from gen_programs import SIGS, Program, applications, canonical_type, infer, programs, random_program
-from remora.cli import main as cli_main
+from remora.interfaces.cli import main as cli_main
 from remora.errors import RemoraTypeError
 
 LONG = os.environ.get("REMORA_LONG") == "1"

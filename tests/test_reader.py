@@ -1,11 +1,11 @@
-"""The reader (remora.reader.read): S-expressions with 1-based source spans, and located failures."""
+"""The reader (remora.front.reader.read): S-expressions with 1-based source spans, and located failures."""
 
 from __future__ import annotations
 
 import pytest
 
 from remora.errors import RemoraSyntaxError
-from remora.reader import MAX_NESTING, SAtom, SList, read
+from remora.front.reader import MAX_NESTING, SAtom, SList, read
 
 
 def span(node):

@@ -872,7 +872,7 @@ def test_internal_error_is_reported_and_the_session_goes_on(monkeypatch):
     """A bug in remora (here: an evaluation that raises) is said plainly, and the session goes on."""
     import io
 
-    from remora.repl import Repl
+    from remora.interfaces.repl import Repl
 
     out, err = io.StringIO(), io.StringIO()
     repl = Repl(io.StringIO("(+ 1 1)\n(+ 2 2)\n(+ 3 3)\n"), out, err, interactive=False)
@@ -896,7 +896,7 @@ def test_input_longer_than_the_limit_is_skipped(monkeypatch):
     limit is an error, skipped, and the session goes on (the limit is lowered here)."""
     import io
 
-    from remora import repl as repl_module
+    from remora.interfaces import repl as repl_module
 
     monkeypatch.setattr(repl_module, "MAX_SOURCE_BYTES", 100)
     text = "(+ 1 1)\n" + "x" * 500 + "\n(+ 2 2)\n" + "(+ 1\n" * 30 + ")" * 30 + "\n(+ 3 3)\n"

@@ -19,12 +19,12 @@ import pytest
 from conftest import ROOT, check_types, eval_values, run_program, subprocess_env
 
 import remora
-from remora.driver import Session
-from remora.erase import erase_form
-from remora.erased import show_erased
-from remora.reference import Reference
-from remora.repl import Repl
-from remora.runtime import RunConfig
+from remora.interfaces.session import Session
+from remora.erasure.erase import erase_form
+from remora.erasure.erased import show_erased
+from remora.dynamics.reference import Reference
+from remora.interfaces.repl import Repl
+from remora.dynamics.runtime import RunConfig
 
 # (program, printed types of its forms, printed values of its expressions)
 SCOPE_CASES = {
@@ -130,7 +130,7 @@ def test_explicit_output_reads_back_with_the_same_meaning():
     """`check --explicit` prints source names; read back in order they denote the same bindings."""
     session = Session()
     source = SCOPE_CASES["function_in_terms_of_previous"][0] + "\n(define sum 5)\n(mean [1.0 2.0])"
-    from remora.typed import show_form
+    from remora.statics.typed import show_form
 
     explicit = "\n".join(show_form(f) for f in session.check_text(source, "<test>"))
     assert eval_values(explicit) == eval_values(source) == ["8", "16", "1.5"]

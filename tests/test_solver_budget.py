@@ -1,4 +1,4 @@
-"""z3's work is bounded (remora.solver): a question, and a top-level form, have a time budget after
+"""z3's work is bounded (remora.statics.smt): a question, and a top-level form, have a time budget after
 which the checker still gives its error — without the counterexample, or saying it could not
 decide — and nothing z3 prints ever reaches the user."""
 
@@ -11,8 +11,8 @@ import pytest
 
 from conftest import check_error, subprocess_env
 
-from remora import solver
-from remora.indices import Shape, Var, dim_var
+from remora.statics import smt
+from remora.statics.indices import Shape, Var, dim_var
 
 SYMBOLIC = "(Iλ ((n Dim)) (λ ((x (Arr Int (Shp n 3)))) ((λ ((y (Arr Int (Shp 3 n)))) y) x)))"
 SPLIT = "(define split (Iλ ((m Dim) (n Dim)) (λ ((x [Int (+ m n)])) x)))\n(split [1 2 3])"
@@ -26,15 +26,15 @@ def _vector_shape(prefix: str, count: int) -> tuple[Shape, list[Var]]:
 def test_a_spent_budget_gives_no_counterexample_and_is_not_remembered():
     a, _ = _vector_shape("p", 2)
     b, _ = _vector_shape("q", 2)
-    with solver.deadline(0):
-        assert solver.differ(a, b) is None
-    assert solver.differ(a, b) is not None  # asked again with time: answered
+    with smt.deadline(0):
+        assert smt.differ(a, b) is None
+    assert smt.differ(a, b) is not None  # asked again with time: answered
 
 
 def test_a_form_out_of_budget_still_gets_its_error_without_the_counterexample(monkeypatch):
     assert "(it is not a suffix when n = 0)" in check_error(SYMBOLIC).message
-    solver._cache.clear()
-    monkeypatch.setattr(solver, "FORM_SECONDS", 0.0)
+    smt._cache.clear()
+    monkeypatch.setattr(smt, "FORM_SECONDS", 0.0)
     message = check_error(SYMBOLIC).message
     assert message.startswith("argument 1 of this λ has shape (Shp n 3)")
     assert " when " not in message
@@ -42,7 +42,7 @@ def test_a_form_out_of_budget_still_gets_its_error_without_the_counterexample(mo
 
 def test_inference_out_of_budget_says_it_could_not_decide(monkeypatch):
     assert "ambiguous application of `split`" in check_error(SPLIT).message
-    monkeypatch.setattr(solver, "QUESTION_SECONDS", 0.0)
+    monkeypatch.setattr(smt, "QUESTION_SECONDS", 0.0)
     message = check_error(SPLIT).message
     assert message.startswith("cannot decide how to instantiate `split`")
     assert "i-app" in message
@@ -52,7 +52,7 @@ def test_the_least_counterexample_over_many_variables():
     """120 variables: z3's lexicographic Optimize took 15 s here; the answer is still the least."""
     a, avs = _vector_shape("a", 60)
     b, bvs = _vector_shape("b", 60)
-    found = solver.differ(a, b)
+    found = smt.differ(a, b)
     assert found is not None
     last = max(avs + bvs, key=lambda v: v.name)
     assert found == {v: int(v is last) for v in avs + bvs}

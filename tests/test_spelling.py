@@ -1,4 +1,4 @@
-""""Did you mean": suggested only for likely typos (remora.spelling, spec/decisions.md D34)."""
+""""Did you mean": suggested only for likely typos (remora.statics.spelling, spec/decisions.md D34)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from conftest import check_error
 from hypothesis import given
 from hypothesis import strategies as st
 
-from remora.driver import Session
+from remora.interfaces.session import Session
 from remora.primitives import PRIMITIVES
-from remora.spelling import did_you_mean, edit_distance
+from remora.statics.spelling import did_you_mean, edit_distance
 
 
 @pytest.mark.parametrize("name", ["print", "cond", "foo", "x"])

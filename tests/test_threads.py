@@ -127,7 +127,7 @@ def test_register_while_other_threads_evaluate():
 
         for name in names:
             PRIMITIVES.pop(name, None)
-        remora.api._checked.cache_clear()
+        remora.interfaces.api._checked.cache_clear()
     assert not failures, f"{len(failures)} wrong answers, e.g. {failures[:3]}"
 
 
@@ -211,8 +211,8 @@ def in_other_thread(fn):
 
 
 def test_a_rollback_never_undoes_another_threads_solutions():
-    from remora.types import INT, AtomMeta, prune
-    from remora.unify import rollback, snapshot, unify
+    from remora.statics.types import INT, AtomMeta, prune
+    from remora.statics.unify import rollback, snapshot, unify
 
     mark = snapshot()  # this thread starts an attempt ...
     mine = AtomMeta(None, "mine")
@@ -225,7 +225,7 @@ def test_a_rollback_never_undoes_another_threads_solutions():
 
 
 def test_recursion_room_lasts_until_the_last_thread_is_done():
-    from remora.driver import RECURSION_LIMIT, deep_recursion
+    from remora.interfaces.session import RECURSION_LIMIT, deep_recursion
 
     started, finished = threading.Event(), threading.Event()
     seen: list[int] = []
@@ -254,7 +254,7 @@ def test_recursion_room_lasts_until_the_last_thread_is_done():
 
 
 def test_ragged_evaluation_depth_is_per_thread():
-    from remora.engine import Frames
+    from remora.dynamics.engine import Frames
 
     engine = Frames()
     engine.ragged_depth += 1  # this thread is inside a ragged unbox

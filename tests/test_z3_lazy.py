@@ -1,4 +1,4 @@
-"""z3 is imported only to explain a false index question (remora.solver): well-typed programs never load it."""
+"""z3 is imported only to explain a false index question (remora.statics.smt): well-typed programs never load it."""
 
 from __future__ import annotations
 
@@ -39,22 +39,22 @@ ILL_TYPED_SYMBOLIC = "(Iλ ((n Dim)) (λ ((x (Arr Int (Shp n 3)))) ((λ ((y (Arr
 SCRIPT = textwrap.dedent(
     """
     import json, sys
-    from remora.driver import Session
+    from remora.interfaces.session import Session
     from remora.errors import RemoraError
-    from remora import solver
-    from remora.typed import form_type
+    from remora.statics import smt
+    from remora.statics.typed import form_type
 
     report = {}
     types = [str(form_type(f)) for f in Session().check_text(sys.argv[1], "<well-typed>")]
     report["forms"] = len(types)
-    report["after_well_typed"] = "z3" in sys.modules or solver.z3_loaded()
+    report["after_well_typed"] = "z3" in sys.modules or smt.z3_loaded()
     for source in json.loads(sys.argv[2]):
         try:
             Session().check_text(source, "<concrete>")
             report.setdefault("unexpectedly_ok", []).append(source)
         except RemoraError:
             pass
-    report["after_concrete_errors"] = "z3" in sys.modules or solver.z3_loaded()
+    report["after_concrete_errors"] = "z3" in sys.modules or smt.z3_loaded()
     try:
         Session().check_text(sys.argv[3], "<symbolic>")
         report["symbolic"] = None

@@ -14,9 +14,9 @@ import re
 
 import numpy as np
 
-from ..ragged import BoxFrame, Ragged, is_ragged_cell
-from ..runtime import compact
-from ..values import BoxValue, PrimFn
+from ..dynamics.ragged import BoxFrame, Ragged, is_ragged_cell
+from ..dynamics.runtime import compact
+from ..dynamics.values import BoxValue, PrimFn
 from .registry import primitive
 
 INT64_MAX = 2**63 - 1

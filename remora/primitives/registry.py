@@ -19,8 +19,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from ..indices import SCALAR, Var
-from ..types import AtomMeta, TArr, TForall, TPi, Type, subst
+from ..statics.indices import SCALAR, Var
+from ..statics.types import AtomMeta, TArr, TForall, TPi, Type, subst
 
 OVERLOAD_VAR = "x"
 #: ``overload`` value for a primitive whose ``x`` may be any atom type (``select``).
@@ -45,7 +45,7 @@ class Primitive:
     effectful: bool = False
     #: False for primitives registered from Python at run time (remora.register).
     builtin: bool = True
-    #: Optional implementation over ragged boxes (see remora/ragged.py); NotImplemented declines.
+    #: Optional implementation over ragged boxes (see remora/dynamics/ragged.py); NotImplemented declines.
     segmented: Optional[Callable] = None
     _type: Optional[Type] = field(default=None, repr=False)
     _overload_var: Optional[Var] = field(default=None, repr=False)
@@ -115,9 +115,9 @@ def _first_appearance(signature: str, names: list[str]) -> list[str]:
 
 
 def _build_type(prim: Primitive) -> tuple[Type, Optional[Var]]:
-    from ..kinding import Scope, kind_type
-    from ..parse import parse_type
-    from ..reader import read
+    from ..statics.kinding import Scope, kind_type
+    from ..front.parse import parse_type
+    from ..front.reader import read
 
     sorts = dict(prim.sorts)
     overload_var = None

@@ -1,4 +1,4 @@
-"""The ``remora`` command: a thin layer over :mod:`remora.driver`.
+"""The ``remora`` command: a thin layer over :mod:`remora.interfaces.session`.
 
 Exit codes (contract §3): 0 success, 1 a program error (reported as
 ``FILE:LINE:COL: error: …`` with a caret), 2 usage or I/O errors, 130 on Ctrl-C.
@@ -28,7 +28,7 @@ _interrupts = 0
 def _parser() -> argparse.ArgumentParser:
     import argparse
 
-    from . import __version__
+    from .. import __version__
 
     class Version(argparse.Action):
         """``--version``, printed as the program's output is (argparse's own ignores a failed write)."""
@@ -130,10 +130,10 @@ def _quiet_stdout() -> None:
 
 
 def _check(text: str, name: str, explicit: bool = False, prelude: bool = True) -> int:
-    from .driver import Session, describe_form
-    from .errors import RemoraError
+    from .session import Session, describe_form
+    from ..errors import RemoraError
     from .streams import emit, report
-    from .typed import show_form
+    from ..statics.typed import show_form
 
     session = Session(prelude=prelude)
     try:
@@ -147,13 +147,13 @@ def _check(text: str, name: str, explicit: bool = False, prelude: bool = True) -
 
 
 def _eval(text: str, name: str, args: argparse.Namespace) -> int:
-    from .driver import Session, show_result
-    from .erase import erase_form
-    from .erased import show_erased
-    from .errors import RemoraError
-    from .runtime import RunConfig
+    from .session import Session, show_result
+    from ..erasure.erase import erase_form
+    from ..erasure.erased import show_erased
+    from ..errors import RemoraError
+    from ..dynamics.runtime import RunConfig
     from .streams import emit, flush, report
-    from .typed import TyExprForm
+    from ..statics.typed import TyExprForm
 
     engine = "reference" if args.trace else args.engine
     run = RunConfig(stdin=sys.stdin, trace=sys.stderr if args.trace else None)

@@ -1,9 +1,9 @@
 """Sorting (Fig. 5) and kinding (Fig. 6): written indices and types become internal ones.
 
 ``Θ`` (index variables with their sorts) and ``Δ`` (type variables with their
-kinds) are one :class:`Scope` mapping names to :class:`~remora.indices.Var`
+kinds) are one :class:`Scope` mapping names to :class:`~remora.statics.indices.Var`
 objects; a variable's sort or kind travels with it.  Sorting an index yields its
-canonical form; kinding a type yields the internal :class:`~remora.types.Type`.
+canonical form; kinding a type yields the internal :class:`~remora.statics.types.Type`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from . import syntax as S
-from .errors import RemoraTypeError, Span
+from ..front import syntax as S
+from ..errors import RemoraTypeError, Span
 from .indices import Dim, Index, Shape, Var, dim_add, dim_var, show_index
 from .spelling import did_you_mean
 from .types import BASE_TYPES, TArr, TForall, TFun, TPi, TSigma, TVar, Type, kind_of, show_type

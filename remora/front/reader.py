@@ -18,7 +18,7 @@ from typing import Union
 
 import sexpdata
 
-from .errors import RemoraSyntaxError, Source, Span
+from ..errors import RemoraSyntaxError, Source, Span
 
 MAX_NESTING = 256
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1

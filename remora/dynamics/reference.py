@@ -20,9 +20,9 @@ import math
 
 import numpy as np
 
-from . import erased as E
-from .errors import RemoraRuntimeError, relocate_library_error
-from .primitives import PRIMITIVES
+from ..erasure import erased as E
+from ..errors import RemoraRuntimeError, relocate_library_error
+from ..primitives import PRIMITIVES
 from .runtime import (
     Closure,
     IClosure,

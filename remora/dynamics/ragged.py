@@ -326,7 +326,7 @@ class SegmentContext:
         return self.engine.apply_frame(fns, args, frame, cells, tuple(result_cell), np.dtype(object), self.span)
 
     def error(self, message: str):
-        from .errors import RemoraRuntimeError
+        from ..errors import RemoraRuntimeError
 
         raise RemoraRuntimeError(message, self.span)
 

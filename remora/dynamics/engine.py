@@ -1,6 +1,6 @@
 """The default engine: erased Remora evaluated a whole frame at a time.
 
-The meaning is the reference engine's (:mod:`remora.reference`); only the map
+The meaning is the reference engine's (:mod:`remora.dynamics.reference`); only the map
 step differs.  Instead of one application per cell, a function is applied to
 the whole frame at once: a primitive is one NumPy call over all cells, and a
 λ's body is evaluated *once* with its parameters bound to frame-shaped arrays.
@@ -27,9 +27,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import erased as E
-from .errors import RemoraRuntimeError, relocate_library_error
-from .primitives import PRIMITIVES
+from ..erasure import erased as E
+from ..errors import RemoraRuntimeError, relocate_library_error
+from ..primitives import PRIMITIVES
 from .ragged import BoxFrame, NeedGrouping, Ragged, plain
 from .ragged import app as ragged_app
 from .ragged import unbox as ragged_unbox

@@ -1,6 +1,6 @@
 """Why no instantiation fits: the binding (or the frames) on which the arguments disagree.
 
-Used by :meth:`remora.infer.Application._no_fit` once every argument fits its parameter on its
+Used by :meth:`remora.statics.infer.Application._no_fit` once every argument fits its parameter on its
 own. Arguments are added in order until one, ``j``, cannot join those before it; then the fewest
 earlier arguments that already exclude it are found, and what separates them is named:
 
@@ -18,10 +18,10 @@ import itertools
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
-from .errors import RemoraTypeError
+from ..errors import RemoraTypeError
 from .indices import Dim, Shape, Var, show_index
 from .infer import Application, _index_metas, _least, _prefix_ordered
-from .solve import Sol, settle_pending, u_shapes, u_types, walk, walk_index, walk_shape
+from .unknowns import Sol, settle_pending, u_shapes, u_types, walk, walk_index, walk_shape
 from .types import TArr, Type, prune, show_type
 
 

@@ -25,15 +25,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import syntax as S
-from .driver import Session, deep_recursion
-from .erase import erase
-from .errors import RemoraError, RemoraTypeError, Source, Span
-from .primitives.registry import PRIMITIVES, Primitive, define
-from .runtime import RunConfig
-from .typed import TyDefine, form_type
-from .types import TArr, TForall, TFun, TPi, TSigma, Type, prune
-from .values import BASE_OF_DTYPE, BoxValue, dtype_of, type_of_array
+from ..front import syntax as S
+from .session import Session, deep_recursion
+from ..erasure.erase import erase
+from ..errors import RemoraError, RemoraTypeError, Source, Span
+from ..primitives.registry import PRIMITIVES, Primitive, define
+from ..dynamics.runtime import RunConfig
+from ..statics.typed import TyDefine, form_type
+from ..statics.types import TArr, TForall, TFun, TPi, TSigma, Type, prune
+from ..dynamics.values import BASE_OF_DTYPE, BoxValue, dtype_of, type_of_array
 
 __all__ = ["check", "evaluate", "function", "register", "Function", "BoxValue"]
 
@@ -152,7 +152,7 @@ def _checked(source: str, signature: tuple):
 
 
 def erase_form_cached(form):
-    from .erase import erase_form
+    from ..erasure.erase import erase_form
 
     return erase_form(form)
 
@@ -286,7 +286,7 @@ def register(name: str, signature: str, fn: Callable[..., Any], variables: str =
     cell`` (an array, or anything ``numpy.asarray`` makes one of): a NumPy ufunc, or a function
     reducing over ``axis=-1``, does.  Both engines call it so; only ``n`` differs.
     """
-    from .driver import load_prelude
+    from .session import load_prelude
 
     _check_register_arguments(name, signature, fn, doc)
     sorts = _variable_sorts(variables)
@@ -337,8 +337,8 @@ def _variable_sorts(variables: Any) -> dict[str, str]:
 
 def is_remora_name(name: str) -> bool:
     """Whether ``name`` reads as one Remora symbol that an expression can refer to."""
-    from .parse import RESERVED, parse_expr
-    from .reader import SAtom, read
+    from ..front.parse import RESERVED, parse_expr
+    from ..front.reader import SAtom, read
 
     try:
         nodes = read(name, "<name>")

@@ -1,4 +1,4 @@
-"""Solving for unknown indices and atom types, with backtracking (used by :mod:`remora.infer`).
+"""Solving for unknown indices and atom types, with backtracking (used by :mod:`remora.statics.infer`).
 
 A :class:`Sol` is an immutable set of tentative solutions: unknown indices
 (:class:`IMeta`) to canonical indices, unknown atom types to types.  Every
@@ -307,7 +307,7 @@ def settle_pending(sol: Sol) -> Iterator[Sol]:
 
 def _enumerate_pending(sol: Sol) -> Iterator[Sol]:
     """Natural solutions of the remaining linear equations (at most two: enough to see ambiguity)."""
-    from . import solver
+    from . import smt
 
     equations = [(walk_dim(a, sol), walk_dim(b, sol)) for a, b in sol.pending]
     variables = set()
@@ -315,7 +315,7 @@ def _enumerate_pending(sol: Sol) -> Iterator[Sol]:
         variables |= index_free_vars(a) | index_free_vars(b)
     if any(not isinstance(v, IMeta) for v in variables):
         return  # would need an index expression in rigid variables: not inferable
-    for assignment in solver.natural_solutions(equations, variables, limit=2):
+    for assignment in smt.natural_solutions(equations, variables, limit=2):
         s = replace(sol, pending=())
         for v, value in assignment.items():
             s = s.with_index(v, Dim(value))

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import solver
-from .errors import RemoraTypeError, Span
+from . import smt
+from ..errors import RemoraTypeError, Span
 from .indices import Index, Shape, free_vars, show_index, strip_prefix, strip_suffix
 
 
@@ -68,17 +68,17 @@ def counterexample_clause(a: Index, b: Index, relation: str) -> str:
     if not (free_vars(a) or free_vars(b)):
         return ""
     if relation == "equal":
-        found = solver.differ(a, b)
+        found = smt.differ(a, b)
         text = "they differ"
     elif relation == "suffix":
-        found = solver.not_suffix(a, b)  # type: ignore[arg-type]
+        found = smt.not_suffix(a, b)  # type: ignore[arg-type]
         text = "it is not a suffix"
     else:
-        found = solver.not_prefix_related(a, b)  # type: ignore[arg-type]
+        found = smt.not_prefix_related(a, b)  # type: ignore[arg-type]
         text = "neither is a prefix of the other"
     if not found:
         return ""
-    return f" ({text} when {solver.show_assignment(found)})"
+    return f" ({text} when {smt.show_assignment(found)})"
 
 
 def shapes_differ_message(a: Index, b: Index) -> str:

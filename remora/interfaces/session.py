@@ -16,19 +16,19 @@ from typing import IO, Iterator
 
 import numpy as np
 
-from . import syntax as S
-from . import typed as T
-from .errors import RemoraError, RemoraSyntaxError, Span
-from .parse import parse_top
-from .reader import read
-from .values import show_value
-from .engine import Frames, unbatched
-from .erase import erase_form
-from .reference import Reference
-from .runtime import RunConfig
-from .typecheck import Checker
-from .types import Type
-from .values import type_of_array
+from ..front import syntax as S
+from ..statics import typed as T
+from ..errors import RemoraError, RemoraSyntaxError, Span
+from ..front.parse import parse_top
+from ..front.reader import read
+from .show import show_value
+from ..dynamics.engine import Frames, unbatched
+from ..erasure.erase import erase_form
+from ..dynamics.reference import Reference
+from ..dynamics.runtime import RunConfig
+from ..statics.typecheck import Checker
+from ..statics.types import Type
+from ..dynamics.values import type_of_array
 
 RECURSION_LIMIT = 20000
 
@@ -135,7 +135,7 @@ class Session:
 
 
 PRELUDE_DIRS = (
-    Path(__file__).resolve().parent.parent / "prelude",  # a source checkout or editable install
+    Path(__file__).resolve().parents[2] / "prelude",  # a source checkout or editable install
     Path(sys.prefix) / "share" / "remora" / "prelude",  # installed as data files
 )
 _prelude_cache: tuple[dict, list] | None = None
@@ -165,7 +165,7 @@ def prelude_files() -> list[Path]:
 
 @_serialised_by(_prelude_lock)  # checked once, even when several threads start at the same time
 def load_prelude() -> tuple[dict, list]:
-    """The prelude's definitions — their bindings (name → :class:`~remora.typed.Global`) and
+    """The prelude's definitions — their bindings (name → :class:`~remora.statics.typed.Global`) and
     erased forms — checked once per process, so their keys are the same in every session."""
     global _prelude_cache
     if _prelude_cache is None:

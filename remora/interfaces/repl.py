@@ -1,4 +1,4 @@
-"""``remora repl``: an interactive session over the same :class:`~remora.driver.Session`.
+"""``remora repl``: an interactive session over the same :class:`~remora.interfaces.session.Session`.
 
 Input is read until its brackets balance, so definitions can span lines.  Each
 expression's value is printed; definitions persist.  ``:``-commands inspect
@@ -17,16 +17,16 @@ import sys
 from pathlib import Path
 from typing import IO, Callable
 
-from . import syntax as S
-from .driver import Session, deep_recursion, describe_form, show_result
-from .erase import erase_form
-from . import typed as T
-from .errors import RemoraError, RemoraSyntaxError, Source, Span
-from .reader import _scan
-from .runtime import RunConfig
+from ..front import syntax as S
+from .session import Session, deep_recursion, describe_form, show_result
+from ..erasure.erase import erase_form
+from ..statics import typed as T
+from ..errors import RemoraError, RemoraSyntaxError, Source, Span
+from ..front.reader import _scan
+from ..dynamics.runtime import RunConfig
 from .streams import MAX_SOURCE_BYTES, OutputError, SourceError, emit, flush, read_source, report
-from .typed import TyDefine, TyExprForm, show_term
-from .types import TArr, prune
+from ..statics.typed import TyDefine, TyExprForm, show_term
+from ..statics.types import TArr, prune
 
 PROMPT, CONTINUE = "remora> ", "...     "
 HELP = """\

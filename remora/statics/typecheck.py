@@ -1,10 +1,10 @@
 """The typing judgment ``Θ; Δ; Γ ⊢ t : τ`` (paper Fig. 7), producing the typed tree.
 
 One method per typing rule, named after it.  Index equality is canonical-form
-equality (:mod:`remora.indices`); type equivalence (T-EQV) is
-:func:`remora.unify.unify`, which also settles the atom type of overloaded
+equality (:mod:`remora.statics.indices`); type equivalence (T-EQV) is
+:func:`remora.statics.unify.unify`, which also settles the atom type of overloaded
 primitives from their context.  Applications of ``Forall``/``Pi`` functions
-without explicit instantiation are handed to :mod:`remora.infer`.
+without explicit instantiation are handed to :mod:`remora.statics.infer`.
 """
 
 from __future__ import annotations
@@ -13,16 +13,16 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import solver
-from . import syntax as S
+from . import smt
+from ..front import syntax as S
 from . import typed as T
-from .errors import RemoraTypeError, Span, span_text
+from ..errors import RemoraTypeError, Span, span_text
 from .infer import elaborate_application, needs_inference
 from .frames import FramePart, cell_frame, counterexample_clause, principal_frame, shapes_differ_message
 from .indices import SCALAR, Index, Shape, Var, concrete_shape
 from .kinding import Scope, fresh_vars, kind_type, sort_index
-from .parse import BASE_TYPE_NAMES
-from .primitives import PRIMITIVES, is_primitive
+from ..front.parse import BASE_TYPE_NAMES
+from ..primitives import PRIMITIVES, is_primitive
 from .spelling import did_you_mean
 from .types import (
     BOOL,
@@ -56,7 +56,7 @@ class Gamma:
     A scope is a dictionary, so a lookup costs one probe per enclosing binding form — λ,
     ``unbox``, ``let`` — however many names each binds: a ``let`` of 10⁵ bindings is one scope
     (filled as its bindings are checked, see ``t_let``), not 10⁵ nested ones.  A local is
-    found as its type; a global as its :class:`~remora.typed.Global` (type and key).
+    found as its type; a global as its :class:`~remora.statics.typed.Global` (type and key).
     """
 
     bindings: dict[str, Type] = field(default_factory=dict)
@@ -102,7 +102,7 @@ class Env:
 @dataclass
 class Checker:
     """Checks top-level forms one after another; definitions accumulate in ``globals``, each
-    name bound to the :class:`~remora.typed.Global` in force for the forms checked after it."""
+    name bound to the :class:`~remora.statics.typed.Global` in force for the forms checked after it."""
 
     globals: dict[str, T.Global] = field(default_factory=dict)
     #: unknown atom types created while checking the current top-level form
@@ -110,7 +110,7 @@ class Checker:
 
     # --- top level --------------------------------------------------------------
 
-    @solver.form_budget
+    @smt.form_budget
     def check_form(self, form: S.TopForm, local: dict[str, Type] | None = None) -> T.TyForm:
         """Check one top-level form; a definition's type is fixed (unknowns defaulted) here.
         ``local`` binds names as locals around the form (values the run supplies in its own

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import erased as E
-from . import typed as T
-from .indices import SCALAR, Shape
-from .runtime import shape_problem
-from .types import TArr, TVar, Type, kind_of, prune
-from .values import dtype_of
+from ..statics import typed as T
+from ..statics.indices import SCALAR, Shape
+from ..dynamics.runtime import shape_problem
+from ..statics.types import TArr, TVar, Type, kind_of, prune
+from ..dynamics.values import dtype_of
 
 
 @dataclass(frozen=True)

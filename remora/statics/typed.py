@@ -13,7 +13,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Union
 
-from .errors import Span
+from ..errors import Span
 from .indices import Index, Var, show_index
 from .types import Type, show_type, zonk
 

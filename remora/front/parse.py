@@ -1,4 +1,4 @@
-"""From S-expressions to the syntax tree (:mod:`remora.syntax`).
+"""From S-expressions to the syntax tree (:mod:`remora.front.syntax`).
 
 Checks the *form* of every construct of Fig. 1 and of the surface sugar, and
 reports a malformed one as a located syntax error saying what was expected.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from . import syntax as S
-from .errors import RemoraSyntaxError, Span
+from ..errors import RemoraSyntaxError, Span
 from .reader import SAtom, SList, SNode, read, show
 
 LAMBDA = {"λ": "λ", "lambda": "λ"}
@@ -38,7 +38,7 @@ def parse_top(node: SNode) -> S.TopForm:
 
 
 def _primitive_names() -> Callable[[str], bool]:
-    from .primitives import is_primitive
+    from ..primitives import is_primitive
 
     return is_primitive
 

@@ -1,9 +1,9 @@
 """The syntax tree of Core Remora as written (paper Fig. 1), plus the surface sugar.
 
 Names are still names here: the sorting and kinding judgments
-(:mod:`remora.kinding`) resolve them to variables, and the typechecker
-(:mod:`remora.typecheck`) turns expressions into the typed tree of
-:mod:`remora.typed`.  Every node keeps the span it was read from.
+(:mod:`remora.statics.kinding`) resolve them to variables, and the typechecker
+(:mod:`remora.statics.typecheck`) turns expressions into the typed tree of
+:mod:`remora.statics.typed`.  Every node keeps the span it was read from.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
-from .errors import Span
+from ..errors import Span
 
 # ---------------------------------------------------------------------------
 # Indices (ι) as written

@@ -20,8 +20,8 @@ from typing import Union
 
 import numpy as np
 
-from .errors import Span
-from .indices import Index, Shape, Var, show_index
+from ..errors import Span
+from ..statics.indices import Index, Shape, Var, show_index
 
 #: How the atoms of an array are stored: a concrete dtype, or an Atom type variable bound at run time.
 Rep = Union[np.dtype, Var]

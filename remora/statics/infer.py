@@ -26,11 +26,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
-from . import solver
+from . import smt
 from . import typed as T
-from .errors import RemoraTypeError
+from ..errors import RemoraTypeError
 from .indices import SCALAR, Dim, Shape, Var, dim_var, free_vars as index_free_vars, show_index, strip_prefix
-from .solve import (
+from .unknowns import (
     IMeta,
     Sol,
     head,
@@ -365,7 +365,7 @@ def elaborate_application(checker, e, fn: T.TyExpr, args: tuple[T.TyExpr, ...], 
     problem = Application(e, fn, args, name)
     try:
         found = problem.solve()
-    except solver.Undecided:
+    except smt.Undecided:
         raise RemoraTypeError(
             f"cannot decide how to instantiate {name}: its index equations could not be solved in the "
             "time allowed; write the instantiation with i-app/t-app",

@@ -16,9 +16,9 @@ from typing import IO, Any, Mapping
 
 import numpy as np
 
-from .erased import Rep
-from .errors import RemoraRuntimeError, Span
-from .indices import Dim, Index, Shape, Var, eval_dim, eval_shape
+from ..erasure.erased import Rep
+from ..errors import RemoraRuntimeError, Span
+from ..statics.indices import Dim, Index, Shape, Var, eval_dim, eval_shape
 
 DEFAULT_MAX_BYTES = 10**9
 #: NumPy's limit on the number of axes of an array.
@@ -69,7 +69,7 @@ def rep_value(rep: Rep, ienv: Mapping[Var, Any]) -> np.dtype:
 def callee_name(fn) -> str | None:
     """The name an application's function is written as (through ``i-app``/``t-app``), if any:
     how an error inside a prelude function names the function the user called."""
-    from .erased import EIApp, EVar
+    from ..erasure.erased import EIApp, EVar
 
     while isinstance(fn, EIApp):
         fn = fn.fn
@@ -78,7 +78,7 @@ def callee_name(fn) -> str | None:
 
 def iapp_arg_value(arg, ienv: Mapping[Var, Any]):
     """The run-time value of one ``i-app`` argument: an index, or an erased type argument."""
-    from .erase import TypeArg
+    from ..erasure.erase import TypeArg
 
     if isinstance(arg, TypeArg):
         dtype = rep_value(arg.rep, ienv)

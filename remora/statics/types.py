@@ -1,12 +1,12 @@
 """Types (paper Fig. 1), their equivalence (Fig. 8) and printing.
 
 Types are immutable trees whose indices are already canonical
-(:mod:`remora.indices`), so TEQV-ARRAY's ``VALID [ι ≡ ι']`` is structural equality
+(:mod:`remora.statics.indices`), so TEQV-ARRAY's ``VALID [ι ≡ ι']`` is structural equality
 of canonical forms, and type equivalence is α-equivalence on top of that.
 
 :class:`AtomMeta` is an atom type not yet known: an occurrence of an overloaded
 primitive (``+`` on ``Int`` or ``Float``) or an instantiation being inferred.
-It is solved by unification in :mod:`remora.unify`.
+It is solved by unification in :mod:`remora.statics.unify`.
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ from ..erasure.erase import erase
 from ..errors import RemoraError, RemoraTypeError, Source, Span
 from ..primitives.registry import PRIMITIVES, Primitive, define
 from ..dynamics.runtime import RunConfig
+from ..statics.primitive_types import primitive_type
 from ..statics.typed import TyDefine, form_type
 from ..statics.types import TArr, TForall, TFun, TPi, TSigma, Type, prune
 from ..dynamics.values import BASE_OF_DTYPE, BoxValue, dtype_of, type_of_array
@@ -372,7 +373,7 @@ def _define(name: str, signature: str, fn: Callable[..., Any], sorts: dict[str, 
         return out.reshape(frame + tuple(ctx.result_cell))
 
     prim = Primitive(name, signature, sorts, doc or f"Registered from Python: {fn!r}.", impl, builtin=False)
-    prim.type  # kind-check the signature now, not at first use
+    primitive_type(prim)  # kind-check the signature now, not at first use
     define(prim)
 
 

@@ -20,7 +20,9 @@ from ..errors import RemoraTypeError, Span, span_text
 from .infer import elaborate_application, needs_inference
 from .frames import FramePart, cell_frame, counterexample_clause, principal_frame, shapes_differ_message
 from .indices import SCALAR, Index, Shape, Var, concrete_shape
+from .builders import framed, index_application, ranked, type_application
 from .kinding import Scope, fresh_vars, kind_type, sort_index
+from .primitive_types import instantiate
 from ..front.parse import BASE_TYPE_NAMES
 from ..primitives import PRIMITIVES, is_primitive
 from .spelling import did_you_mean
@@ -216,7 +218,7 @@ class Checker:
         for i, (arg, param) in enumerate(zip(args, fun.params), start=1):
             parts.append(self._argument_frame(i, arg, prune(param), name, e, args, fun))
         frame = principal_frame(parts, e.span)
-        return T.TyApp(_framed(fun.result, frame, "the result of this application", e.span), e.span, fn, args)
+        return T.TyApp(framed(fun.result, frame, "the result of this application", e.span), e.span, fn, args)
 
     def _argument_frame(self, i, arg, param, name, e, args, fun) -> FramePart:
         if isinstance(param, TVar):  # an Array-kinded type variable: the argument must be exactly that
@@ -322,7 +324,7 @@ class Checker:
                 "the unbox; hide it in a box (box … (Sigma …)) or reduce it away",
                 e.body.span,
             )
-        result = _framed(body.type, boxed_type.shape, "the result of this unbox", e.span)
+        result = framed(body.type, boxed_type.shape, "the result of this unbox", e.span)
         return T.TyUnbox(result, e.span, tuple(vars_), e.value_name, boxed, body)
 
     def t_let(self, e: S.Let, env: Env) -> T.TyExpr:
@@ -350,7 +352,7 @@ class Checker:
         return T.TyLit(t, a.span, a.value)
 
     def t_prim(self, a: S.Prim, env: Env) -> T.TyPrim:  # T-OP
-        t = PRIMITIVES[a.name].instantiate(a.name)
+        t = instantiate(PRIMITIVES[a.name], a.name)
         self.pending.extend(metas(t))
         return T.TyPrim(t, a.span, a.name)
 
@@ -394,28 +396,6 @@ class Checker:
         return T.TyBox(sigma, a.span, tuple(indices), body)
 
 
-# ---------------------------------------------------------------------------
-# T-TAPP and T-IAPP once their arguments are known (also used by inference)
-
-
-def type_application(fn: T.TyExpr, types: tuple[Type, ...], span: Span, implicit: bool = False) -> T.TyTApp:
-    """``(t-app fn τ ...)``: substitute into the Forall body and frame it by fn's frame."""
-    fn_type = prune(fn.type)
-    univ = prune(fn_type.atom)  # type: ignore[union-attr]
-    body = subst(univ.body, dict(zip(univ.vars, types)))  # type: ignore[union-attr]
-    result = _framed(body, fn_type.shape, "the result of this t-app", span)  # type: ignore[union-attr]
-    return T.TyTApp(result, span, fn, types, implicit)
-
-
-def index_application(fn: T.TyExpr, indices: tuple[Index, ...], span: Span, implicit: bool = False) -> T.TyIApp:
-    """``(i-app fn ι ...)``: substitute into the Pi body and frame it by fn's frame."""
-    fn_type = prune(fn.type)
-    pi = prune(fn_type.atom)  # type: ignore[union-attr]
-    body = subst(pi.body, dict(zip(pi.vars, indices)))  # type: ignore[union-attr]
-    result = _framed(body, fn_type.shape, "the result of this i-app", span)  # type: ignore[union-attr]
-    return T.TyIApp(result, span, fn, indices, implicit)
-
-
 def kind_fits(t: Type, kind: str) -> bool:
     """Whether a type of ``t``'s kind may instantiate a variable of kind ``kind`` (Numeric ⊂ Atom)."""
     if kind == "Numeric":
@@ -445,32 +425,6 @@ def _array_type(t: Type, what: str, span: Span) -> TArr:
         f"{what} has type {show_type(t)}, a type variable of kind Array: its shape is unknown here, so it "
         "cannot be lifted or framed; instantiate it (t-app) first",
         span
-    )
-
-
-MAX_RANK = 64  # NumPy's limit on the number of axes of an array
-
-
-def ranked(t: TArr, span: Span) -> TArr:
-    """``t``, unless it has more axes than an array can have (a located error, not a NumPy crash)."""
-    if len(t.shape.items) > MAX_RANK:
-        raise RemoraTypeError(
-            f"this array would have {len(t.shape.items)} axes; arrays have at most {MAX_RANK} (NumPy's limit)", span
-        )
-    return t
-
-
-def _framed(t: Type, frame: Shape, what: str, span: Span) -> Type:
-    """``(Arr τ (++ frame ι))`` for ``t = (Arr τ ι)`` — the result type of a lifted application."""
-    t = prune(t)
-    if isinstance(t, TArr):
-        return ranked(TArr(t.atom, frame + t.shape), span)
-    if not frame.items:
-        return t
-    raise RemoraTypeError(
-        f"{what} would be the Array type variable {show_type(t)} lifted over the frame {frame}, "
-        "which no type can say; instantiate it first",
-        span,
     )
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Iterator, Optional
 
+from .frames import prefix_ordered
 from .indices import Dim, Index, Shape, Var, dim_add, free_vars as index_free_vars, subst_dim
 from .types import (
     AtomMeta,
@@ -128,6 +129,32 @@ def allowed_of(m: AtomMeta, sol: Sol):
 
 def unsolved_index_metas(t: Type, sol: Sol) -> set[IMeta]:
     return {v for v in free_vars(walk(t, sol)) if isinstance(v, IMeta)}
+
+
+def index_unknowns(s: Shape) -> list[IMeta]:
+    """The unknowns in ``s``, in order of appearance."""
+    out: list[IMeta] = []
+    for item in s.items:
+        for v in [item] if isinstance(item, Var) else [v for v, _ in item.terms]:
+            if isinstance(v, IMeta) and v not in out:
+                out.append(v)
+    return out
+
+
+def has_index_unknowns(s: Shape) -> bool:
+    return any(isinstance(v, IMeta) for v in index_free_vars(s))
+
+
+def least_value(m: IMeta, bumped: bool = False) -> Dim | Shape:
+    """An unknown index's least value (a Dim 0, a Shape empty), or one step larger (1, ``(Shp 1)``)."""
+    if m.sort == "Shape":
+        return Shape((Dim(1),)) if bumped else Shape(())
+    return Dim(1 if bumped else 0)
+
+
+def frames_fit(frames: list[Shape]) -> bool:
+    """T-APP's condition on a solution's frames: known (no unknowns left) and prefix-ordered."""
+    return not any(has_index_unknowns(f) for f in frames) and prefix_ordered(frames)
 
 
 # ---------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from .runtime import (
     RunConfig,
     callee_name,
     check_shape,
+    function_name,
     iapp_arg_value,
     positions,
     index_value,
@@ -246,7 +247,7 @@ class Frames:
         m = len(batch) if effectful else max(p.k for p in parts)
         if 0 in total and not effectful:  # nothing to apply: the same empty value in every batch cell
             cell = result[len(total):]
-            check_shape(total + cell, max(dtype.itemsize, 8), _function_name(fn.arr), span, self.run)
+            check_shape(total + cell, max(dtype.itemsize, 8), function_name(fn.arr), span, self.run)
             return Val(np.empty((1,) * m + total + cell, dtype=dtype), m)
         aligned = [align(p, m, f, len(total)) for p, f in zip(parts, frames)]
         # The application runs over the batch axes where some participant varies (and, for an
@@ -265,7 +266,7 @@ class Frames:
     def apply_frame(self, fns, args, tf, cells, result_cell, dtype, span) -> np.ndarray:
         """Apply the function array ``fns`` (shape ``tf``) to frame-shaped ``args``: ``tf + result_cell``."""
         n = math.prod(tf)
-        check_shape(tf + result_cell, max(dtype.itemsize, 8), _function_name(fns), span, self.run)
+        check_shape(tf + result_cell, max(dtype.itemsize, 8), function_name(fns), span, self.run)
         if n == 0:
             return np.empty(tf + result_cell, dtype=dtype)
         fn = uniform_atom(fns)
@@ -486,12 +487,6 @@ def _iapp_values(e: E.EIApp, ienv) -> tuple:
 def _values_key(values: tuple) -> tuple:
     """A hashable key for i-app arguments (an Array type's binding carries its dtype too)."""
     return tuple((v, v.rep) if hasattr(v, "rep") else v for v in values)
-
-
-def _function_name(fns: np.ndarray) -> str:
-    """How size-limit messages name a function array: `iota/s`, or "this application"."""
-    first = fns[(0,) * fns.ndim] if fns.size else None  # (no reshape: it would copy a broadcast array)
-    return f"`{first.prim.name}`" if isinstance(first, PrimFn) else "this application"
 
 
 def _effectful(fn: Val) -> bool:

@@ -20,6 +20,7 @@ from ..erasure.erased import EIApp, EVar, Rep, TypeArg
 from ..errors import RemoraRuntimeError, Span
 from ..limits import MAX_ATOMS, MAX_RANK, shape_problem
 from ..statics.indices import Dim, Index, Shape, Var, eval_dim, eval_shape
+from .values import PrimFn
 
 DEFAULT_MAX_BYTES = 10**9
 
@@ -68,6 +69,12 @@ def callee_name(fn) -> str | None:
     while isinstance(fn, EIApp):
         fn = fn.fn
     return fn.name if isinstance(fn, EVar) else None
+
+
+def function_name(fns: np.ndarray) -> str:
+    """How size-limit messages name a function array: `iota/s`, or "this application"."""
+    first = fns[(0,) * fns.ndim] if fns.size else None  # (no reshape: it would copy a broadcast array)
+    return f"`{first.prim.name}`" if isinstance(first, PrimFn) else "this application"
 
 
 def iapp_arg_value(arg, ienv: Mapping[Var, Any]):

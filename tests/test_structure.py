@@ -170,6 +170,45 @@ def test_no_module_is_over_600_lines():
     assert not long, f"modules over {MAX_LINES} lines: {long}"
 
 
+#: What the package defines once (issue 12, "one of each"): a second definition is a copy that
+#: can drift from the first.
+ONCE = ("MAX_RANK", "MAX_ATOMS", "shape_problem", "spread", "function_name", "principal_frame", "prefix_ordered")
+
+
+def top_level_definitions(name: str) -> list[str]:
+    """The modules that define ``name`` at top level (a function, a class or an assignment)."""
+    out = []
+    for module, path in MODULES.items():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
+                out.append(module)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(isinstance(x, ast.Name) and x.id == name for x in targets):
+                    out.append(module)
+    return out
+
+
+@pytest.mark.parametrize("name", ONCE)
+def test_defined_once(name):
+    assert len(top_level_definitions(name)) == 1, f"{name} is defined in {top_level_definitions(name)}"
+
+
+def test_every_syntax_class_has_its_typing_rule():
+    """The checker dispatches through one table from syntax class to the method of its rule
+    (named after the paper's: ``t_var``, ``t_app``, ``t_unbox``, …): every expression and atom
+    class of the syntax has a row, and nothing else does."""
+    import typing
+
+    from remora.front import syntax as S
+    from remora.statics.typecheck import RULES, Checker
+
+    classes = set(typing.get_args(S.Expr)) | set(typing.get_args(S.Atom))
+    assert set(RULES) == classes
+    for cls, rule in RULES.items():
+        assert rule.__name__.startswith("t_") and getattr(Checker, rule.__name__) is rule, cls
+
+
 def numpy_importers() -> list[str]:
     out = []
     for module, path in MODULES.items():

@@ -48,7 +48,7 @@ from .unknowns import (
     walk_shape,
 )
 from .types import AtomMeta, TArr, TForall, TFun, TPi, TSigma, TVar, Type, describe_allowed, prune, show_type, subst
-from .unify import restrict, unify
+from .unify import commit
 
 NUMERIC = frozenset({"Int", "Float"})
 
@@ -353,7 +353,7 @@ class Application:
 
     def elaborate(self, found: Found) -> tuple[T.TyExpr, tuple[T.TyExpr, ...]]:
         """Commit the solution and write it into the typed tree."""
-        _commit(found.sol)
+        commit(found.sol)
         fn = _instantiate(self.fn, self.levels, found.sol)
         args = []
         for arg, levels, lift in zip(self.args, self.arg_levels, found.lifts):
@@ -364,7 +364,7 @@ class Application:
         return fn, tuple(args)
 
 
-def elaborate_application(checker, e, fn: T.TyExpr, args: tuple[T.TyExpr, ...], name: str):
+def elaborate_application(e, fn: T.TyExpr, args: tuple[T.TyExpr, ...], name: str):
     """The instantiated function array and arguments for ``(fn args ...)``."""
     problem = Application(e, fn, args, name)
     try:
@@ -423,15 +423,6 @@ def _lifted_pairs(pairs, lift: Shape, sol: Sol) -> Iterator[tuple[Sol, Shape]]:
     else:
         for s in u_types(want, have, sol):
             yield from _lifted_pairs(rest, lift, s)
-
-
-def _commit(sol: Sol) -> None:
-    for meta, value in sol.atoms.items():
-        if not unify(meta, walk(value, sol)):
-            raise AssertionError("inference committed an inconsistent solution")
-    for meta, allowed in sol.allowed.items():
-        if isinstance(prune(meta), AtomMeta):
-            restrict(prune(meta), allowed)  # type: ignore[arg-type]
 
 
 def _instantiate(node: T.TyExpr, levels: list[Level], sol: Sol) -> T.TyExpr:

@@ -1,9 +1,14 @@
-"""Solving for unknown indices and atom types, with backtracking (used by :mod:`remora.statics.infer`).
+"""Type equivalence (T-EQV, Fig. 8) with unknown indices and atom types, with backtracking.
+
+The one implementation of ``≅``: inference (:mod:`remora.statics.infer`) searches over its
+solutions; the checker (:func:`remora.statics.unify.unify`) commits the first.
 
 A :class:`Sol` is an immutable set of tentative solutions: unknown indices
 (:class:`IMeta`) to canonical indices, unknown atom types to types.  Every
 ``u_*`` function yields each way to extend a solution so that two things are
-equal; a generator that yields nothing means "impossible here".
+equal; a generator that yields nothing means "impossible here".  Without
+unknowns, ``u_types`` is TEQV-ARRAY/FN/UNIV/PI/SIGMA exactly: α-equivalence with
+canonical index equality.
 
 Shapes are unified as sequences of canonical components: a shape unknown may
 stand for any run of consecutive components (so several splits can be
@@ -36,7 +41,6 @@ from .types import (
     subst,
     var_replacement,
 )
-from .unify import fits_allowed
 
 
 class IMeta(Var):
@@ -125,10 +129,6 @@ def walk(t: Type, sol: Sol) -> Type:
 
 def allowed_of(m: AtomMeta, sol: Sol):
     return sol.allowed.get(m, m.allowed)
-
-
-def unsolved_index_metas(t: Type, sol: Sol) -> set[IMeta]:
-    return {v for v in free_vars(walk(t, sol)) if isinstance(v, IMeta)}
 
 
 def index_unknowns(s: Shape) -> list[IMeta]:
@@ -234,6 +234,13 @@ def _bind_atom(m: AtomMeta, t: Type, sol: Sol) -> Iterator[Sol]:
     if _occurs(m, t, sol):
         return
     yield sol.with_atom(m, t)
+
+
+def fits_allowed(t: Type, allowed: frozenset[str]) -> bool:
+    """Whether ``t`` is one of the atom types an overloaded unknown may be."""
+    if isinstance(t, TBase):
+        return t.name in allowed
+    return isinstance(t, TVar) and t.var.sort == "Numeric" and {"Int", "Float"} <= allowed
 
 
 def _occurs(m: AtomMeta, t: Type, sol: Sol) -> bool:

@@ -490,11 +490,6 @@ def _lift_cost(found: Found) -> int:
     return sum(len(f.items) for f in found.lifts if f is not None)
 
 
-
-
-
-
-
 def _grounded_shape(s: Shape, bump: Optional[IMeta]) -> Shape:
     sol = Sol()
     for m in index_unknowns(s):

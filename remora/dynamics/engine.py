@@ -23,24 +23,25 @@ from __future__ import annotations
 import math
 import os
 import threading
-from typing import NamedTuple
 
 import numpy as np
 
 from ..erasure import erased as E
 from ..errors import RemoraRuntimeError, relocate_library_error
 from ..primitives import PRIMITIVES
-from .ragged import BoxFrame, NeedGrouping, Ragged, plain
+from .batched import FrameContext, Val, align, map_objects as _map_objects, obj_scalar, plain_val as _plain
+from .batched import restrict_closure, restrict_env, spread
+from .layouts import BoxFrame, NeedGrouping, Ragged, plain
 from .ragged import app as ragged_app
 from .ragged import unbox as ragged_unbox
 from .runtime import (
     Closure,
     compact,
     IClosure,
-    PrimContext,
     RunConfig,
     callee_name,
     check_shape,
+    function_name,
     iapp_arg_value,
     positions,
     index_value,
@@ -54,25 +55,6 @@ from .values import BoxValue, PrimFn
 #: What makes ragged evaluation give up (it then groups): its own signal, or a ragged length
 #: reaching code that needs one number.
 RAGGED_FALLBACK = (NeedGrouping, TypeError, ValueError, IndexError, AttributeError)
-
-
-class Val(NamedTuple):
-    """A value inside a batch: ``arr.shape[:k]`` are batch axes (each the batch's length or 1)."""
-
-    arr: np.ndarray
-    k: int
-
-
-def obj_scalar(x) -> np.ndarray:
-    """A 0-d object array holding ``x`` (never letting NumPy look inside it)."""
-    a = np.empty((), dtype=object)
-    a[()] = x
-    return a
-
-
-def spread(arr: np.ndarray, shape: tuple) -> np.ndarray:
-    """``numpy.broadcast_to``, without its cost when nothing needs to change."""
-    return arr if arr.shape == shape else np.broadcast_to(arr, shape)
 
 
 def joint(*shapes: tuple) -> tuple:
@@ -96,29 +78,10 @@ def lift(v: Val, m: int, batch: tuple, frame_len: int, total: tuple, cell: tuple
     return spread(shaped, target)
 
 
-def align(v: Val, m: int, frame_len: int, total_len: int) -> np.ndarray:
-    """``v``'s array with unit axes inserted to line up with an application's frame — ``m``
-    batch axes, then ``total_len`` principal-frame axes, then the cell — without broadcasting:
-    where the value does not vary, its axis stays of length 1."""
-    arr, k = v.arr, v.k
-    shape = arr.shape
-    new = shape[:k] + (1,) * (m - k) + shape[k : k + frame_len] + (1,) * (total_len - frame_len) + shape[k + frame_len :]
-    return arr if new == shape else plain(arr).reshape(new)
-
-
 def extent(values, m: int) -> tuple:
     """The batch shape over which some of ``values`` vary (1 where none does), over ``m`` axes."""
     shapes = [v.arr.shape[: v.k] + (1,) * (m - v.k) for v in values if v.k]
     return joint(*shapes) if shapes else (1,) * m
-
-
-class FrameContext(PrimContext):
-    """A primitive's view of the whole-frame engine."""
-
-    __slots__ = ("engine",)
-
-    def apply(self, fns, args, cells, result_cell):
-        return self.engine.apply_frame(fns, list(args), self.frame, tuple(cells), tuple(result_cell), np.dtype(object), self.span)
 
 
 class _Running(threading.local):
@@ -284,7 +247,7 @@ class Frames:
         m = len(batch) if effectful else max(p.k for p in parts)
         if 0 in total and not effectful:  # nothing to apply: the same empty value in every batch cell
             cell = result[len(total):]
-            check_shape(total + cell, max(dtype.itemsize, 8), _function_name(fn.arr), span, self.run)
+            check_shape(total + cell, max(dtype.itemsize, 8), function_name(fn.arr), span, self.run)
             return Val(np.empty((1,) * m + total + cell, dtype=dtype), m)
         aligned = [align(p, m, f, len(total)) for p, f in zip(parts, frames)]
         # The application runs over the batch axes where some participant varies (and, for an
@@ -303,7 +266,7 @@ class Frames:
     def apply_frame(self, fns, args, tf, cells, result_cell, dtype, span) -> np.ndarray:
         """Apply the function array ``fns`` (shape ``tf``) to frame-shaped ``args``: ``tf + result_cell``."""
         n = math.prod(tf)
-        check_shape(tf + result_cell, max(dtype.itemsize, 8), _function_name(fns), span, self.run)
+        check_shape(tf + result_cell, max(dtype.itemsize, 8), function_name(fns), span, self.run)
         if n == 0:
             return np.empty(tf + result_cell, dtype=dtype)
         fn = uniform_atom(fns)
@@ -521,20 +484,9 @@ def _iapp_values(e: E.EIApp, ienv) -> tuple:
     return _memo(e, "values", ienv, lambda: tuple(iapp_arg_value(a, ienv) for a in e.args))
 
 
-def _plain(v: Val) -> Val:
-    """``v`` with a flat frame of boxes turned into ordinary boxes (for anything but unbox)."""
-    return Val(v.arr.materialize(), v.k) if type(v.arr) is BoxFrame else v
-
-
 def _values_key(values: tuple) -> tuple:
     """A hashable key for i-app arguments (an Array type's binding carries its dtype too)."""
     return tuple((v, v.rep) if hasattr(v, "rep") else v for v in values)
-
-
-def _function_name(fns: np.ndarray) -> str:
-    """How size-limit messages name a function array: `iota/s`, or "this application"."""
-    first = fns[(0,) * fns.ndim] if fns.size else None  # (no reshape: it would copy a broadcast array)
-    return f"`{first.prim.name}`" if isinstance(first, PrimFn) else "this application"
 
 
 def _effectful(fn: Val) -> bool:
@@ -575,44 +527,6 @@ def settle(out: np.ndarray, m: int) -> np.ndarray:
         f = out[idx]
         if getattr(f, "level", 0) > m:
             out[idx] = detach_closure(f, idx)
-    return out
-
-
-def restrict_env(env: dict, names, tf: tuple, sel: np.ndarray) -> dict:
-    """The environment seen by the cells ``sel`` (flat positions in ``tf``) as a batch of their own."""
-    coords = np.unravel_index(sel, tf) if len(sel) else ()
-    out = {x: env[x] for x in names if x in env}
-    for x in names:
-        v = env.get(x)
-        if v is not None and type(v.arr) is BoxFrame:
-            v = _plain(v)
-        if v is not None and v.k:
-            ix = tuple(np.zeros_like(coords[j]) if v.arr.shape[j] == 1 else coords[j] for j in range(v.k))
-            arr = v.arr[ix]
-            if arr.dtype == object:  # closures in it see those cells too (each restricted once)
-                done: dict[int, object] = {}
-
-                def restricted(f):
-                    if not getattr(f, "level", 0):
-                        return f
-                    if id(f) not in done:
-                        done[id(f)] = restrict_closure(f, tf, sel)
-                    return done[id(f)]
-
-                arr = _map_objects(arr, restricted)
-            out[x] = Val(arr, 1)
-    return out
-
-
-def restrict_closure(f: Closure, tf: tuple, sel: np.ndarray) -> Closure:
-    env = restrict_env(f.env, f.lam.free, tf, sel)
-    return type(f)(f.lam, env, f.ienv, 1)
-
-
-def _map_objects(arr: np.ndarray, fn) -> np.ndarray:
-    out = np.empty(arr.shape, dtype=object)
-    for idx in positions(arr.shape):
-        out[idx] = fn(arr[idx])
     return out
 
 

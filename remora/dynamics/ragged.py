@@ -23,108 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .batched import FrameContext, Val, align, obj_scalar, plain_val, restrict_closure, restrict_env, spread
+from .layouts import BoxFrame, NeedGrouping, Ragged, RaggedDim, is_ragged_cell
 from .runtime import Closure, IClosure, PrimContext, compact, shape_value
-
-
-def spread(arr, shape):
-    """``numpy.broadcast_to`` without its cost when nothing changes (see engine.spread)."""
-    return arr if arr.shape == shape else np.broadcast_to(arr, shape)
 from .values import BoxValue, PrimFn
-
-
-class NeedGrouping(Exception):
-    """This body uses something ragged evaluation does not cover: evaluate it by groups instead."""
-
-
-class RaggedDim:
-    """A dimension whose value differs from box to box: one length per box."""
-
-    __slots__ = ("lengths",)
-
-    def __init__(self, lengths: np.ndarray):
-        self.lengths = lengths
-
-    def __add__(self, other):
-        if isinstance(other, RaggedDim):
-            return RaggedDim(self.lengths + other.lengths)
-        return RaggedDim(self.lengths + other)
-
-    __radd__ = __add__
-
-    def __mul__(self, other):
-        if isinstance(other, RaggedDim):
-            raise NeedGrouping
-        return RaggedDim(self.lengths * other)
-
-    __rmul__ = __mul__
-
-    def __repr__(self) -> str:
-        return f"RaggedDim({self.lengths!r})"
-
-
-class Ragged:
-    """The contents of N boxes of one shape but for their leading axis, concatenated along it."""
-
-    __slots__ = ("data", "lengths", "offsets")
-
-    def __init__(self, data: np.ndarray, lengths: np.ndarray):
-        self.data = data
-        self.lengths = lengths
-        self.offsets = np.concatenate([[0], np.cumsum(lengths)])
-
-    @property
-    def boxes(self) -> int:
-        return len(self.lengths)
-
-    def segment(self, c: int) -> np.ndarray:
-        return self.data[self.offsets[c] : self.offsets[c + 1]]
-
-    def segment_ids(self) -> np.ndarray:
-        return np.repeat(np.arange(self.boxes), self.lengths)
-
-
-class BoxFrame:
-    """A frame of boxes laid out flat, as a primitive over a whole frame makes them: each box
-    holds a vector (or array) of its own length along its leading axis, and the contents of
-    all of them are one buffer.  Only the whole-frame engine makes these; anything but
-    ``unbox`` sees the ordinary object array of boxes (:meth:`materialize`)."""
-
-    __slots__ = ("shape", "data", "lengths", "_boxes")
-
-    dtype = np.dtype(object)
-
-    def __init__(self, shape: tuple, data: np.ndarray, lengths: np.ndarray):
-        self.shape = tuple(shape)
-        self.data = data
-        self.lengths = lengths.reshape(-1)
-        self._boxes: np.ndarray | None = None
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    def ragged(self) -> Ragged:
-        return Ragged(self.data, self.lengths)
-
-    def materialize(self) -> np.ndarray:
-        """The object array of :class:`BoxValue` s (made once, on first need)."""
-        if self._boxes is None:
-            out = np.empty(len(self.lengths), dtype=object)
-            ends = np.cumsum(self.lengths)
-            for c, (end, k) in enumerate(zip(ends.tolist(), self.lengths.tolist())):
-                out[c] = BoxValue((k,), self.data[end - k : end])
-            self._boxes = out.reshape(self.shape)
-        return self._boxes
-
-
-def plain(arr):
-    """An engine value's array, with a flat frame of boxes turned into ordinary boxes."""
-    return arr.materialize() if type(arr) is BoxFrame else arr
-
-
-def is_ragged_cell(cell: tuple) -> bool:
-    """Whether a cell shape has a dimension that differs from box to box."""
-    return any(isinstance(d, RaggedDim) for d in cell)
 
 
 def _concrete(shape: tuple, c: int) -> tuple:
@@ -139,8 +41,6 @@ def _concrete(shape: tuple, c: int) -> tuple:
 def unbox(engine, e, env, ienv, boxes, tf: tuple, body_shape: tuple, dtype) -> np.ndarray:
     """The unbox body over ``boxes`` — a flat object array of boxes, or a BoxFrame — with
     frame ``tf``, evaluated once; or NeedGrouping."""
-    from .engine import Val, _plain, align, restrict_env
-
     if len(e.index_vars) != 1 or e.index_vars[0].sort != "Dim":
         raise NeedGrouping
     if type(boxes) is BoxFrame:
@@ -167,7 +67,7 @@ def unbox(engine, e, env, ienv, boxes, tf: tuple, body_shape: tuple, dtype) -> n
         engine.ragged_depth -= 1
     if type(r.arr) is Ragged:
         raise NeedGrouping
-    return spread(align(_plain(r), 1, 0, 0), (n,) + body_shape)
+    return spread(align(plain_val(r), 1, 0, 0), (n,) + body_shape)
 
 
 # ---------------------------------------------------------------------------
@@ -196,8 +96,6 @@ def app(engine, fn, args, cells, result, dtype, span, batch):
 
 def _mapped(engine, parts, cellz, result, dtype, span, shape: Ragged):
     """The ragged axis is in the frame: run over all items of all boxes as one flat frame."""
-    from .engine import Val, _plain
-
     if not result or not isinstance(result[0], RaggedDim) or is_ragged_cell(result[1:]):
         raise NeedGrouping
     seg = shape.segment_ids()
@@ -212,7 +110,7 @@ def _mapped(engine, parts, cellz, result, dtype, span, shape: Ragged):
         else:
             flat.append(_per_item(p, seg))
     fn = flat[0]
-    out = _plain(engine.apply_vals(fn, flat[1:], tuple(cellz[1:]), result[1:], dtype, span, (len(seg),)))
+    out = plain_val(engine.apply_vals(fn, flat[1:], tuple(cellz[1:]), result[1:], dtype, span, (len(seg),)))
     data = spread(out.arr, (len(seg),) + out.arr.shape[1:]) if out.k else spread(
         out.arr, (len(seg),) + out.arr.shape
     )
@@ -221,8 +119,6 @@ def _mapped(engine, parts, cellz, result, dtype, span, shape: Ragged):
 
 def _per_item(p, seg: np.ndarray):
     """A value belonging to whole boxes (batched over the boxes, or constant), repeated for each item."""
-    from .engine import Val, obj_scalar
-
     if p.k == 0:
         return p
     arr = p.arr
@@ -232,8 +128,6 @@ def _per_item(p, seg: np.ndarray):
             if len(atoms) != 1:
                 raise NeedGrouping
             (f,) = atoms.values()
-            from .engine import restrict_closure
-
             g = restrict_closure(f, (len(arr),) if arr.shape[0] > 1 else (1,), seg if arr.shape[0] > 1 else seg * 0)
             return Val(spread(obj_scalar(g), (len(seg),)), 1)
     if arr.shape[0] == 1:
@@ -244,8 +138,6 @@ def _per_item(p, seg: np.ndarray):
 def _consumed(engine, parts, cellz, result, dtype, span, shape: Ragged):
     """The function takes whole ragged vectors: a λ gets them as they are; a primitive runs
     its segmented implementation, or its ordinary one once per box."""
-    from .engine import Val
-
     fn = parts[0]
     atoms = {id(x): x for x in compact(fn.arr).reshape(-1)}
     if len(atoms) != 1:
@@ -296,8 +188,6 @@ def _per_box(ctx: "SegmentContext", f: PrimFn, args) -> np.ndarray | Ragged:
 
 
 def _cell_context(ctx: "SegmentContext", cells, result, indices) -> PrimContext:
-    from .engine import FrameContext
-
     pctx = FrameContext((), cells, result, indices, ctx.span, ctx.engine.run, ctx.dtype)
     pctx.engine = ctx.engine
     return pctx
@@ -314,8 +204,6 @@ class SegmentContext:
     def apply_boxes(self, fns: np.ndarray, boxes: np.ndarray, args: list, cells: tuple, result_cell: tuple):
         """Apply each box's function (``fns``: one per box) to the arguments of the boxes ``boxes``
         (one leading entry each, in that order); closures see those boxes' captured values."""
-        from .engine import obj_scalar, restrict_closure
-
         fns = fns[boxes]
         first = fns[0] if len(fns) else None
         if getattr(first, "level", 0):

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..erasure import erased as E
 from ..errors import RemoraRuntimeError, relocate_library_error
+from ..limits import show_dims
 from ..primitives import PRIMITIVES
 from .runtime import (
     Closure,
@@ -31,6 +32,7 @@ from .runtime import (
     callee_name,
     check_shape,
     check_size,
+    function_name,
     iapp_arg_value,
     positions,
     index_value,
@@ -40,16 +42,12 @@ from .runtime import (
 from .values import BoxValue, PrimFn
 
 
-def _show(dims) -> str:
-    return "(Shp" + "".join(f" {d}" for d in dims) + ")"
-
-
 def _show_arg(value) -> str:
     """An i-app argument as Remora text: a Dim, a Shape, or an atom type's representation."""
     if isinstance(value, np.dtype):
         return E.show_rep(value)
     if isinstance(value, tuple):
-        return _show(value)
+        return show_dims(value)
     return str(value)
 
 
@@ -145,7 +143,7 @@ class Reference:
 
     def collapse(self, cells: list[np.ndarray], shape: tuple[int, ...], dtype: np.dtype, span=None) -> np.ndarray:
         """collapse: a frame of array values becomes one array; its shape comes from the annotation."""
-        self.step("collapse", f"{len(cells)} cells into {_show(shape)}")
+        self.step("collapse", f"{len(cells)} cells into {show_dims(shape)}")
         check_shape(shape, max(np.dtype(dtype).itemsize, 8), "this frame", span, self.run)
         if not cells:
             return np.empty(shape, dtype=dtype)
@@ -153,35 +151,49 @@ class Reference:
         return flat.reshape(shape)
 
     def apply(self, fns, args, cells, result, dtype, span) -> np.ndarray:
-        """An application of the function array ``fns``: lift, then map, then β/δ."""
+        """An application of the function array ``fns``: lift, then map — or, over the scalar
+        frame, β or δ at once."""
+        check_shape(result, max(np.dtype(dtype).itemsize, 8), function_name(fns), span, self.run)
+        fns, args = self.lift(fns, args, cells, span)
+        if not fns.shape:
+            return self.reduce_scalar(fns[()], args, cells, result, span, dtype)
+        return self.map(fns, args, cells, result, dtype, span)
+
+    def lift(self, fns, args, cells, span) -> tuple[np.ndarray, list]:
+        """lift: the function array and every argument replicated up to the principal frame (the
+        longest; the type system made every other frame a prefix of it).  Nothing to do when the
+        frames are already equal."""
         frames = [fns.shape] + [a.shape[: a.ndim - len(c)] for a, c in zip(args, cells)]
         principal = max(frames, key=len)
-        check_shape(result, max(np.dtype(dtype).itemsize, 8), _name(fns), span, self.run)
-        if any(f != principal for f in frames):
-            self.step("lift", " ".join(_show(f) for f in frames) + f" → {_show(principal)}")
-            for a, c in zip(args, cells):
-                check_shape(principal + tuple(c), a.itemsize, "lifting this argument", span, self.run)
-            fns = _replicate(fns, fns.shape, principal, ())
-            args = [_replicate(a, f, principal, c) for a, f, c in zip(args, frames[1:], cells)]
-        if not principal:
-            return self.reduce_scalar(fns[()], args, cells, result, span, dtype)
-        cell_result = result[len(principal):]
-        n = math.prod(principal)
-        self.step("map", f"frame {_show(principal)}: {n} applications on cells " + " ".join(_show(c) for c in cells))
+        if all(f == principal for f in frames):
+            return fns, args
+        self.step("lift", " ".join(show_dims(f) for f in frames) + f" → {show_dims(principal)}")
+        for a, c in zip(args, cells):
+            check_shape(principal + tuple(c), a.itemsize, "lifting this argument", span, self.run)
+        fns = _replicate(fns, fns.shape, principal, ())
+        return fns, [_replicate(a, f, principal, c) for a, f, c in zip(args, frames[1:], cells)]
+
+    def map(self, fns, args, cells, result, dtype, span) -> np.ndarray:
+        """map: over a non-scalar frame that every participant shares, one application per cell
+        (each a β or δ step), whose results collapse into the application's result."""
+        frame = fns.shape
+        cell_result = result[len(frame):]
+        n = math.prod(frame)
+        self.step("map", f"frame {show_dims(frame)}: {n} applications on cells " + " ".join(show_dims(c) for c in cells))
         out = []
         boxed = 0  # bytes held in boxes made so far: each is small, all together need not be
-        for idx in positions(principal):
+        for idx in positions(frame):
             cell = self.reduce_scalar(fns[idx], [a[idx + (Ellipsis,)] for a in args], cells, cell_result, span, dtype)
             if cell.dtype == object:
                 boxed += sum(b.value.nbytes for b in cell.reshape(-1) if isinstance(b, BoxValue))
-                check_size(boxed // 8, 8, f"the boxes made by {_name(fns)}", span, self.run)
+                check_size(boxed // 8, 8, f"the boxes made by {function_name(fns)}", span, self.run)
             out.append(cell)
         return self.collapse(out, result, dtype, span)
 
     def reduce_scalar(self, fn, args, cells, result, span, dtype=None) -> np.ndarray:
         """β or δ: a single function applied to exactly its cells."""
         if isinstance(fn, PrimFn):
-            self.step("δ", f"{fn.prim.name} on " + " ".join(_show(np.shape(a)) for a in args))
+            self.step("δ", f"{fn.prim.name} on " + " ".join(show_dims(np.shape(a)) for a in args))
             check_shape(result, 8, fn.prim.name, span, self.run)
             ctx = ReferenceContext((), cells, result, fn.indices, span, self.run, dtype)
             ctx.engine = self
@@ -226,19 +238,13 @@ class Reference:
         out = []
         for idx in positions(boxes.shape):
             box: BoxValue = boxes[idx]
-            self.step("unbox", "indices " + " ".join(map(str, box.indices)) + f", contents {_show(box.value.shape)}")
+            self.step("unbox", "indices " + " ".join(map(str, box.indices)) + f", contents {show_dims(box.value.shape)}")
             inner_i = dict(ienv)
             inner_i.update(zip(e.index_vars, box.indices))
             inner = {x: env[x] for x in e.free if x in env}
             inner[e.value_name] = box.value
             out.append(self.ev(e.body, inner, inner_i))
         return self.collapse(out, boxes.shape + body_shape, rep_value(e.rep, ienv), e.span)
-
-
-def _name(fns: np.ndarray) -> str:
-    """How size-limit messages name a function array: `iota/s`, or "this application"."""
-    first = fns.reshape(-1)[0] if fns.size else None
-    return f"`{first.prim.name}`" if isinstance(first, PrimFn) else "this application"
 
 
 def _replicate(a: np.ndarray, frame: tuple, principal: tuple, cell: tuple) -> np.ndarray:

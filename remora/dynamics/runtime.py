@@ -16,16 +16,13 @@ from typing import IO, Any, Mapping
 
 import numpy as np
 
-from ..erasure.erased import Rep
+from ..erasure.erased import EIApp, EVar, Rep, TypeArg
 from ..errors import RemoraRuntimeError, Span
+from ..limits import MAX_ATOMS, MAX_RANK, shape_problem
 from ..statics.indices import Dim, Index, Shape, Var, eval_dim, eval_shape
+from .values import PrimFn
 
 DEFAULT_MAX_BYTES = 10**9
-#: NumPy's limit on the number of axes of an array.
-MAX_RANK = 64
-#: NumPy refuses an array whose non-zero dimensions multiply to more than this many 8-byte atoms
-#: (its byte count must fit in an ``intp``) -- even an empty one, where a 0 makes the size 0.
-MAX_ATOMS = (2**63 - 1) // 8
 
 
 @dataclass
@@ -69,17 +66,19 @@ def rep_value(rep: Rep, ienv: Mapping[Var, Any]) -> np.dtype:
 def callee_name(fn) -> str | None:
     """The name an application's function is written as (through ``i-app``/``t-app``), if any:
     how an error inside a prelude function names the function the user called."""
-    from ..erasure.erased import EIApp, EVar
-
     while isinstance(fn, EIApp):
         fn = fn.fn
     return fn.name if isinstance(fn, EVar) else None
 
 
+def function_name(fns: np.ndarray) -> str:
+    """How size-limit messages name a function array: `iota/s`, or "this application"."""
+    first = fns[(0,) * fns.ndim] if fns.size else None  # (no reshape: it would copy a broadcast array)
+    return f"`{first.prim.name}`" if isinstance(first, PrimFn) else "this application"
+
+
 def iapp_arg_value(arg, ienv: Mapping[Var, Any]):
     """The run-time value of one ``i-app`` argument: an index, or an erased type argument."""
-    from ..erasure.erase import TypeArg
-
     if isinstance(arg, TypeArg):
         dtype = rep_value(arg.rep, ienv)
         if arg.shape is None:
@@ -177,30 +176,6 @@ def check_size(atoms: int, itemsize: int, what: str, span: Span | None, run: Run
             f"{run.max_bytes:,} bytes",
             span,
         )
-
-
-def show_shape(dims) -> str:
-    return "(Shp" + "".join(f" {d}" for d in dims) + ")"
-
-
-def shape_problem(shape: tuple) -> str | None:
-    """Why NumPy cannot hold an array of ``shape`` (whatever its dtype), or None if it can.
-
-    An empty shape is no exception: NumPy multiplies the non-zero dimensions (``(Shp 0 2^32
-    2^32)`` overflows) and refuses a dimension past ``intp``, so such a shape must be refused
-    before it reaches NumPy -- its empty value cannot be represented."""
-    if len(shape) > MAX_RANK:
-        return f"of {len(shape)} axes; arrays have at most {MAX_RANK} (NumPy's limit)"
-    nonzero = 1
-    for d in shape:
-        if d:
-            nonzero *= d
-    if nonzero > MAX_ATOMS:
-        return (
-            f"of shape {show_shape(shape)}, which NumPy cannot hold, even empty: its non-zero dimensions "
-            f"multiply to {nonzero:,} (at most {MAX_ATOMS:,})"
-        )
-    return None
 
 
 def check_shape(shape: tuple, itemsize: int, what: str, span: Span | None, run: RunConfig) -> None:

@@ -27,13 +27,14 @@ import numpy as np
 
 from ..front import syntax as S
 from .session import Session, deep_recursion
-from ..erasure.erase import erase
+from ..erasure.erase import erase, erase_form
 from ..errors import RemoraError, RemoraTypeError, Source, Span
 from ..primitives.registry import PRIMITIVES, Primitive, define
 from ..dynamics.runtime import RunConfig
+from ..statics.primitive_types import primitive_type
 from ..statics.typed import TyDefine, form_type
 from ..statics.types import TArr, TForall, TFun, TPi, TSigma, Type, prune
-from ..dynamics.values import BASE_OF_DTYPE, BoxValue, dtype_of, type_of_array
+from ..dynamics.values import BASE_OF_DTYPE, BoxValue, type_of_array
 
 __all__ = ["check", "evaluate", "function", "register", "Function", "BoxValue"]
 
@@ -148,13 +149,7 @@ def _checked(source: str, signature: tuple):
     typed = session.check_text(source, "<source>")
     if not typed:
         raise RemoraTypeError("the program has no forms", Span(Source("<source>", source), 1, 1, 1, 2))
-    return [erase_form_cached(f) for f in typed], form_type(typed[-1]), keys
-
-
-def erase_form_cached(form):
-    from ..erasure.erase import erase_form
-
-    return erase_form(form)
+    return [erase_form(f) for f in typed], form_type(typed[-1]), keys
 
 
 def evaluate(source: str, *, stdin: str = "", **inputs: Any) -> np.ndarray:
@@ -372,7 +367,7 @@ def _define(name: str, signature: str, fn: Callable[..., Any], sorts: dict[str, 
         return out.reshape(frame + tuple(ctx.result_cell))
 
     prim = Primitive(name, signature, sorts, doc or f"Registered from Python: {fn!r}.", impl, builtin=False)
-    prim.type  # kind-check the signature now, not at first use
+    primitive_type(prim)  # kind-check the signature now, not at first use
     define(prim)
 
 
@@ -391,7 +386,3 @@ def _result_array(out: Any, dtype: np.dtype) -> np.ndarray:
     if array.size == 0 and not isinstance(out, (np.ndarray, np.generic)) and dtype != object:
         array = array.astype(dtype)
     return array
-
-
-def _dtype_name(t: Type) -> str:
-    return str(dtype_of(t))

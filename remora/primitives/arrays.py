@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from ..dynamics.ragged import BoxFrame, Ragged, is_ragged_cell
+from ..dynamics.layouts import BoxFrame, Ragged, is_ragged_cell
 from ..dynamics.runtime import compact
 from ..dynamics.values import BoxValue, PrimFn
 from .registry import primitive
@@ -486,7 +486,7 @@ def _iota_of_shape(ctx, dims: tuple[int, ...], what: str) -> np.ndarray:
 
 
 @primitive(
-    "iota/s", "(-> () (Arr Int s))", "s:Shape", wants_indices=True,
+    "iota/s", "(-> () (Arr Int s))", "s:Shape",
     doc="((i-app iota/s (Shp 2 3))) is [[0 1 2] [3 4 5]]: 0, 1, 2, … in the shape given as an index.",
 )
 def _iota_s(ctx):

@@ -487,7 +487,8 @@ STARTUP = textwrap.dedent(
     """
     import sys
     import remora, remora.cli
-    heavy = sorted(m for m in ("numpy", "z3", "sexpdata", "remora.driver", "remora.api") if m in sys.modules)
+    heavy = sorted(m for m in ("numpy", "z3", "sexpdata", "remora.driver", "remora.api", "prompt_toolkit", "pygments",
+                               "IPython", "pygls", "remora.interfaces.notebook") if m in sys.modules)
     print(" ".join(heavy) or "none")
     """
 )

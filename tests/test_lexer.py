@@ -48,9 +48,9 @@ def test_no_error_tokens_in_what_the_project_ships(where, text):
     assert not bad, f"{where}: error tokens {bad}"
 
 
-def test_the_docs_have_remora_code_blocks():
-    docs = [ROOT / "README.md", *(ROOT / "spec").glob("*.md")]
-    assert sum(len(BLOCK.findall(d.read_text(encoding="utf-8"))) for d in docs) >= 3
+def test_the_docs_mark_their_remora_code_blocks():
+    assert BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert any(BLOCK.findall(d.read_text(encoding="utf-8")) for d in (ROOT / "spec").glob("*.md"))
 
 
 def test_token_classes():

@@ -86,6 +86,13 @@ def test_local_names_are_not_inputs(shell):
     assert result.success and repr(result.result) == "42"
 
 
+def test_names_the_language_binds_are_not_inputs(shell):
+    shell.user_ns["count"] = 10  # the prelude's count
+    shell.user_ns["length"] = 3  # a primitive
+    result = run(shell, "%%remora\n(+ (count [#t #f #t]) (length [1 2]))\n")
+    assert result.success and repr(result.result) == "4"
+
+
 def test_errors_show_as_the_cli_shows_them_without_a_traceback(shell, capsys):
     result = run(shell, "%%remora\n(define a 1)\n\n(+ a 2.5)\n")
     assert not result.success

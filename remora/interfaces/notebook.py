@@ -150,12 +150,17 @@ class CellRunner:
 
     def inputs(self, forms) -> list[tuple[str, np.ndarray]]:
         """The cell's free variables that name arrays or scalars in the namespace, as Remora
-        arrays (a value of an unsupported dtype is the API's error, naming it)."""
+        arrays (a value of an unsupported dtype is the API's error, naming it).  The names the
+        language binds — primitives, the prelude's functions — are not free: a Python ``count
+        = 10`` leaves ``(count bs)`` the prelude's."""
         from ..api import as_remora_array
+        from ..driver import load_prelude
+        from ..primitives import PRIMITIVES
         from .scopes import resolve
 
         out = []
-        for name in sorted(resolve(forms).free_terms()):
+        bound = PRIMITIVES.keys() | load_prelude()[0].keys()
+        for name in sorted(resolve(forms).free_terms() - bound):
             value = self.namespace.get(name, _MISSING)
             if isinstance(value, (bool, int, float, np.ndarray, np.generic)):
                 out.append((name, as_remora_array(name, value)))

@@ -287,7 +287,7 @@ class Repl:
         engine = self.session.tracer(self.out)
         with deep_recursion(typed.span):
             value = engine.eval_form(erase_form(typed))
-        emit(show_result(typed, value), self.out)
+        emit(self.show(typed, value), self.out)
 
     def cmd_set(self, arg: str) -> None:
         """``:set print full|short|rows|line``: how values print (``:set`` alone says)."""

@@ -10,6 +10,7 @@ come from the checker's typed tree (:mod:`remora.interfaces.typed_index`).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -81,6 +82,11 @@ def name_span(span: Span, name: str) -> Span:
     return span
 
 
+_ATOMS = (S.Lit, S.Prim, S.Lam, S.TLam, S.ILam, S.Box)
+_TYPES = (S.STBase, S.STName, S.STArr, S.STFun, S.STQuant)
+_INDICES = (S.INat, S.IName, S.IShp, S.IPlus, S.IAppend, S.ISplice)
+
+
 def _after(a: Span, b: Span) -> Span:
     """The region from the end of ``a`` to the end of ``b``."""
     return Span(a.source, a.end_line, a.end_col, b.end_line, b.end_col)
@@ -139,6 +145,27 @@ class _Resolver:
             self.unbox(e, env, tenv)
         elif isinstance(e, S.Let):
             self.let(e, env, tenv)
+        else:
+            self.other(e, env, tenv)
+
+    def other(self, node, env: dict[str, Binding], tenv: dict[str, Binding]) -> None:
+        """A form this resolver has no rule for (an extension of the syntax): the names used
+        anywhere inside it are still found, resolved in the scope around it."""
+        for f in dataclasses.fields(node):
+            self.any(getattr(node, f.name), env, tenv)
+
+    def any(self, value, env: dict[str, Binding], tenv: dict[str, Binding]) -> None:
+        if isinstance(value, tuple):
+            for v in value:
+                self.any(v, env, tenv)
+        elif isinstance(value, _ATOMS):
+            self.atom(value, env, tenv)
+        elif isinstance(value, _TYPES):
+            self.type(value, tenv)
+        elif isinstance(value, _INDICES):
+            self.index(value, tenv)
+        elif dataclasses.is_dataclass(value) and not isinstance(value, (Span, type)):
+            self.expr(value, env, tenv)
 
     def unbox(self, e: S.Unbox, env: dict[str, Binding], tenv: dict[str, Binding]) -> None:
         self.expr(e.boxed, env, tenv)

@@ -1,4 +1,4 @@
-"""``python -m bench [check|engines|api|workloads] [...]`` — see each module's docstring."""
+"""``python -m bench [check|engines|api|printing|workloads] [...]`` — see each module's docstring."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ def main() -> int:
         from .engines import main as run
     elif mode == "api":
         from .api_overhead import main as run
+    elif mode == "printing":
+        from .printing import main as run
     elif mode == "workloads":
         from .workloads import main as run
     else:

@@ -46,5 +46,19 @@ def __getattr__(name: str):
     return value
 
 
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext remora``: the ``%%remora`` and ``%remora`` magics (see
+    :mod:`remora.interfaces.notebook`, imported only now)."""
+    from .interfaces.notebook import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython) -> None:
+    from .interfaces.notebook import unload_ipython_extension as unload
+
+    unload(ipython)
+
+
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_HOMES))

@@ -487,7 +487,9 @@ STARTUP = textwrap.dedent(
     """
     import sys
     import remora, remora.interfaces.cli
-    heavy = sorted(m for m in ("numpy", "z3", "sexpdata", "remora.interfaces.session", "remora.interfaces.api") if m in sys.modules)
+    heavy = sorted(m for m in ("numpy", "z3", "sexpdata", "remora.interfaces.session", "remora.interfaces.api",
+                               "prompt_toolkit", "pygments", "IPython", "pygls", "remora.interfaces.notebook")
+                   if m in sys.modules)
     print(" ".join(heavy) or "none")
     """
 )
@@ -521,3 +523,12 @@ def test_ctrl_c_at_any_moment_of_start_up_exits_130(delay):
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # (as at a terminal)
     )
     assert (r.returncode, r.stderr) == (130, "remora: interrupted\n")
+
+
+def test_lsp_without_pygls_says_what_to_install():
+    """`remora lsp` needs the lsp extra: without pygls it says so and exits with 2 (no traceback)."""
+    code = "import sys\nsys.modules['pygls'] = None\nsys.argv = ['remora', 'lsp']\nfrom remora.interfaces.cli import entry\nentry()\n"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=60,
+                       stdin=subprocess.DEVNULL)
+    assert r.returncode == 2
+    assert r.stderr == "remora: `remora lsp` needs pygls, which is not installed: pip install 'remora[lsp]'\n"

@@ -603,7 +603,7 @@ except ImportError:  # pragma: no cover - Windows
 class PtyRepl:
     """`remora repl` on a pseudo-terminal: send keystrokes, read until a marker appears."""
 
-    def __init__(self, tmp_path: Path, argv: tuple[str, ...] = ()):
+    def __init__(self, tmp_path: Path, argv: tuple[str, ...] = (), terminal: dict[str, str] | None = None):
         if pty is None:
             pytest.skip("pty is not available on this platform")
         self.history = tmp_path / "history"
@@ -613,6 +613,7 @@ class PtyRepl:
             "HOME": str(tmp_path),
             "REMORA_HISTORY": str(self.history),
             "INPUTRC": os.devnull,
+            **(terminal or {}),
         }
         try:
             pid, fd = pty.fork()
@@ -627,6 +628,12 @@ class PtyRepl:
             finally:
                 os._exit(127)
         self.pid, self.fd = pid, fd
+        if terminal:  # a screen of a known size (prompt_toolkit lays its menus out on it)
+            import fcntl
+            import struct
+            import termios
+
+            fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
         self.buffer = b""
         self.transcript = b""
         self.status: int | None = None
@@ -910,3 +917,110 @@ def test_input_longer_than_the_limit_is_skipped(monkeypatch):
         f"<repl>:4:1: error: this input is longer than 100 {skipped}",
         "<repl>:34:10: error: unexpected `)` with no open bracket to close",
     ]
+
+
+# ---------------------------------------------------------------------------
+# A full terminal: prompt_toolkit's editing, completion, history; values laid out for reading
+
+#: what a terminal would not show: colours, cursor movements, modes
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]|\x1b[=>]|\x07|\x08")
+
+
+class Screen(PtyRepl):
+    """`remora repl` on an xterm-like pseudo-terminal, read as text without escape sequences."""
+
+    def text_until(self, marker: str, timeout: float = PTY_DEADLINE) -> str:
+        """What the session showed up to ``marker`` (escape sequences and carriage returns left
+        out); the bytes read are consumed."""
+        deadline = time.monotonic() + timeout
+        while True:
+            text = ANSI.sub("", self.buffer.decode("utf-8", "replace")).replace("\r", "")
+            if marker in text:
+                self.buffer = b""
+                return text
+            if time.monotonic() >= deadline:
+                pytest.fail(f"timed out waiting for {marker!r}; screen: {text!r}")
+            if not self._fill(deadline):
+                pytest.fail(f"session ended before {marker!r}; screen: {text!r}")
+
+    def enter(self, text: str, then: str) -> str:
+        """Type ``text`` and Enter; what was shown up to ``then`` and the next prompt."""
+        self.send(text + "\r")
+        out = self.text_until(then + "\nremora>")
+        return out
+
+
+@pytest.fixture
+def screen(tmp_path):
+    sessions: list[Screen] = []
+
+    def start(*argv: str) -> Screen:
+        s = Screen(tmp_path, argv, terminal={"TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1", "COLUMNS": "200"})
+        sessions.append(s)
+        s.text_until("remora>")
+        return s
+
+    yield start
+    for s in sessions:
+        s.close()
+
+
+def test_terminal_underscore_is_the_last_value_and_define_prints_its_type(screen):
+    s = screen()
+    s.enter("(+ 40 2)", "42")
+    s.enter("(* _ 10)", "420")
+    s.enter("(define (inc (x [Int])) (+ x 1))", "inc : (Arr (-> ((Arr Int (Shp))) (Arr Int (Shp))) (Shp))")
+    s.enter("(inc _)", "421")
+    s.enter("(define twice-last (* 2 _))", "twice-last : (Arr Int (Shp))")
+    s.enter("(+ 1 1)", "2")
+    s.enter("twice-last", "842")  # a definition keeps the `_` it saw
+    assert "Traceback" not in s.transcript.decode("utf-8", "replace")
+
+
+def test_terminal_prints_rows_and_summaries(screen):
+    s = screen()
+    s.enter("[[1 2 3] [40 50 60]]", "[[ 1  2  3]\n [40 50 60]]")
+    s.enter("[[1.5 -0.25] [10.0 2.0]]", "[[ 1.5  -0.25]\n [10.0   2.0 ]]")
+    s.enter("((i-app iota/s (Shp 2 2 2)))", "[[[0 1]\n  [2 3]]\n\n [[4 5]\n  [6 7]]]")
+    s.enter("((i-app iota/s (Shp 2000)))", "[0 1 2 … 1997 1998 1999]")
+    s.enter("((i-app iota/s (Shp 500 4)))", "[[   0    1    2    3]\n [   4    5    6    7]\n [   8    9   10   11]\n …\n"
+            " [1988 1989 1990 1991]\n [1992 1993 1994 1995]\n [1996 1997 1998 1999]]")
+    s.enter(":set print full", "")
+    out = s.enter("((i-app iota/s (Shp 2000)))", "1997 1998 1999]")
+    assert "[0 1 2 3 4 5" in out and "…" not in out
+    s.enter(":set print line", "")
+    s.enter("[[1 2 3] [40 50 60]]", "[[1 2 3] [40 50 60]]")
+
+
+def test_terminal_tab_completes_names_and_commands_with_their_types(screen):
+    s = screen()
+    s.enter("(define my-unique-name 41)", "my-unique-name : (Arr Int (Shp))")
+    s.send("(+ my-uni\t")
+    s.text_until("(+ my-unique-name")  # (completion runs in the background: wait for it)
+    s.send(" 1)\r")
+    s.text_until("42\nremora>")
+    s.send("(iota/\t")  # several candidates: a menu, each with its type
+    menu = s.text_until("iota/w")
+    assert "iota/v" in menu and "(Arr (-> ((Arr Int (Shp))) (Arr (Sigma ((k Dim))" in menu
+    s.send("\x03")
+    s.text_until("remora>")
+    s.send(":ty\t")
+    s.text_until(":type")
+    s.send(" [1 2]\r")
+    s.text_until("(Arr Int (Shp 2))\nremora>")
+
+
+def test_terminal_multiline_input_is_one_history_entry(screen, tmp_path):
+    s = screen()
+    s.send("(+ 1\r")
+    s.text_until("(+ 1\n...")  # brackets open: Enter went to a new line of the same input
+    s.send("2)\r")
+    s.text_until("3\nremora>")
+    s.send("\x1b[A")  # Up: the whole input comes back, both lines
+    s.text_until("...     2)")
+    s.send("\r")
+    s.text_until("3\nremora>")
+    s.send("\x04")
+    assert s.wait() == 0
+    entries = [e for e in s.history.read_text(encoding="utf-8").split("\n\n") if e.strip()]
+    assert [[line for line in e.splitlines() if line.startswith("+")] for e in entries] == [["+(+ 1", "+2)"]]

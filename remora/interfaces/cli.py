@@ -41,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = argparse.ArgumentParser(prog="remora", description="Remora: a typed rank-polymorphic array language.")
     p.add_argument("--version", action=Version, nargs=0, help="print the version and exit")
-    sub = p.add_subparsers(dest="command", required=True, metavar="{check,eval,repl}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{check,eval,repl,lsp}")
     check = sub.add_parser("check", help="parse and type-check a program; print the type of each form")
     _add_source_args(check)
     check.add_argument("--explicit", action="store_true",
@@ -55,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--erased", action="store_true", help="print the erased program instead of running it")
     repl = sub.add_parser("repl", help="an interactive session")
     repl.add_argument("--no-prelude", dest="prelude", action="store_false", help="do not load the prelude")
+    sub.add_parser("lsp", help="a Language Server for editors, on standard input and output (needs remora[lsp])")
     return p
 
 
@@ -105,6 +106,8 @@ def _main(argv: Sequence[str] | None) -> int:
         from .repl import main as repl_main
 
         return repl_main(args.prelude)
+    if args.command == "lsp":
+        return _lsp()
     try:
         text, name = _source(args)
     except SourceError as exc:
@@ -113,6 +116,20 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "check":
         return _check(text, name, args.explicit, args.prelude)
     return _eval(text, name, args)
+
+
+def _lsp() -> int:
+    """``remora lsp``: the server, if its optional dependency (pygls) is installed."""
+    from .streams import report
+
+    try:
+        from .lsp import main as lsp_main
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        report(f"remora: `remora lsp` needs pygls, which is not installed: pip install 'remora[lsp]'")
+        return EXIT_USAGE
+    return lsp_main()
 
 
 def _interrupted() -> int:

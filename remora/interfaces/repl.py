@@ -1,13 +1,19 @@
 """``remora repl``: an interactive session over the same :class:`~remora.interfaces.session.Session`.
 
 Input is read until its brackets balance, so definitions can span lines.  Each
-expression's value is printed; definitions persist.  ``:``-commands inspect
-without evaluating (``:type``, ``:shape``, ``:explicit``), load files, and trace
-evaluation with the reference engine.  Errors print exactly as the command line
-prints them and never end the session; Ctrl-C abandons the current input,
-Ctrl-D (end of input) leaves.  Without a terminal (piped input) there are no
-prompts, so the output is only values and errors, and an error names the line of the input
-stream it is on.  The exit status is 1 if any input failed, else 0.
+expression's value is printed; definitions persist; ``_`` is the last value.  ``:``-commands
+inspect without evaluating (``:type``, ``:shape``, ``:explicit``), load files, trace
+evaluation with the reference engine and set how values print (``:set print …``).  Errors
+print exactly as the command line prints them and never end the session; Ctrl-C abandons the
+current input, Ctrl-D (end of input) leaves.
+
+At a terminal, input is edited with prompt_toolkit (:mod:`remora.interfaces.terminal`:
+multi-line editing and history, highlighting, Tab completion), a definition prints
+``name : TYPE``, and values are laid out for reading (:mod:`remora.interfaces.layout`: one row
+per line, summaries beyond 1,000 atoms).  Without a terminal (piped input) there are no
+prompts, so the output is only values — in the command line's one-line format — and errors,
+and an error names the line of the input stream it is on.  The exit status is 1 if any input
+failed, else 0.
 """
 
 from __future__ import annotations
@@ -27,8 +33,13 @@ from ..dynamics.runtime import RunConfig
 from .streams import MAX_SOURCE_BYTES, OutputError, SourceError, emit, flush, read_source, report
 from ..statics.typed import TyDefine, TyExprForm, show_term
 from ..statics.types import TArr, prune
+from .layout import LIMIT, Display
+from .layout import show as show_layout
+from .typed_index import referenced_keys
 
 PROMPT, CONTINUE = "remora> ", "...     "
+#: piped sessions print as the command line does (contract §3): whole, on one line
+PIPED = Display(rows=False, limit=None)
 HELP = """\
 Enter Remora expressions or (define ...) forms; brackets may span lines.
   :type EXPR      the type of EXPR (not evaluated)
@@ -36,19 +47,39 @@ Enter Remora expressions or (define ...) forms; brackets may span lines.
   :explicit EXPR  EXPR with every inferred t-app/i-app written out
   :trace EXPR     evaluate EXPR step by step with the reference engine
   :load FILE      run a program file; its definitions stay
+  :set print full|short|rows|line
+                  print values whole or summarised beyond 1,000 atoms, one row per line or on one line
   :help           this text
   :quit           leave (Ctrl-D does too)
-Ctrl-C abandons the current input."""
+_ is the last value.  Tab completes names and commands.  Ctrl-C abandons the current input."""
+
+#: what Tab shows beside each command
+COMMANDS = {
+    "type": "EXPR: the type of EXPR",
+    "shape": "EXPR: the shape its type gives EXPR",
+    "explicit": "EXPR: with inferred t-app/i-app written out",
+    "trace": "EXPR: evaluate step by step",
+    "load": "FILE: run a program file",
+    "set": "print full|short|rows|line",
+    "help": "the commands",
+    "quit": "leave",
+}
 
 
 class Repl:
-    """One interactive session; ``interactive`` decides prompts, readline and history."""
+    """One interactive session; ``interactive`` decides prompts, line editing, history and display."""
 
     def __init__(self, stdin: IO[str], stdout: IO[str], stderr: IO[str], interactive: bool, prelude: bool = True):
         self.stdin, self.out, self.err = stdin, stdout, stderr
         self.interactive = interactive
         self.prelude = prelude
         self.session = Session(run=RunConfig(stdin=stdin), prelude=prelude)
+        #: how values print: for reading at a terminal, the command line's format otherwise
+        self.display = Display() if interactive else PIPED
+        #: the key `_` is bound under, and the keys of past values that definitions refer to
+        self.last_key: str | None = None
+        self.held: set[str] = set()
+        self.terminal = None  # (reads the input at a terminal, once run() starts)
         self.lines = 0  # lines of the input stream read so far
         self.input_line = 1  # the number errors give the first line of the input being handled
         self.failed = False  # whether some input failed (the exit status says so)
@@ -58,6 +89,7 @@ class Repl:
             "explicit": self.cmd_explicit,
             "trace": self.cmd_trace,
             "load": self.cmd_load,
+            "set": self.cmd_set,
             "help": lambda arg: emit(HELP, self.out),
         }
 
@@ -94,6 +126,13 @@ class Repl:
         lines: list[str] = []
         size = 0
         self.input_line = 1 if self.interactive else self.lines + 1
+        if self.terminal is not None:
+            text = self.terminal.read()
+            if text is None:
+                emit("", self.out)
+            elif len(text) > MAX_SOURCE_BYTES:
+                raise InputTooLong(1, "this input")
+            return text
         while True:
             line = self.read_line(PROMPT if not lines else CONTINUE)
             if line is None:
@@ -108,7 +147,8 @@ class Repl:
 
     def run(self) -> int:
         """Read, check, evaluate, print until end of input or ``:quit``: 1 if any input failed."""
-        history = self._start_history() if self.interactive else None
+        if self.interactive:
+            self.terminal = self._terminal()
         try:
             while True:
                 try:
@@ -130,8 +170,7 @@ class Repl:
                 except KeyboardInterrupt:
                     report("interrupted", self.err)
         finally:
-            if history is not None:
-                history()
+            self.terminal = None
 
     def fail(self, message: str) -> None:
         """Report an input's failure; the session goes on, and will exit with status 1."""
@@ -174,15 +213,35 @@ class Repl:
         snapshot = dict(self.session.checker.globals)
         try:
             typed = self.session.check_form(form)
-            self.run_checked(typed)
+            value = self.run_checked(typed)
         except BaseException:
             self._restore(snapshot)
             raise
+        if isinstance(typed, TyExprForm):
+            self._remember(typed, value)
+        elif self.interactive:
+            emit(describe_form(typed), self.out)
 
-    def run_checked(self, typed) -> None:
+    def run_checked(self, typed):
         value = self.session.evaluate(typed)
         if isinstance(typed, TyExprForm):
-            emit(show_result(typed, value), self.out)
+            emit(self.show(typed, value), self.out)
+        elif self.last_key is not None and self.last_key in referenced_keys(typed):
+            self.held.add(self.last_key)  # a definition refers to this `_`: its value stays
+        return value
+
+    def show(self, typed, value) -> str:
+        if self.display == PIPED:
+            return show_result(typed, value)
+        return show_layout(value, T.form_type(typed), self.display)
+
+    def _remember(self, typed, value) -> None:
+        """``_`` is now ``value``: a new binding (so what referred to the last one keeps it); the
+        last one's value is let go unless a definition refers to it."""
+        previous = self.last_key
+        self.last_key = self.session.bind("_", value, T.form_type(typed))
+        if previous is not None and previous not in self.held:
+            self.session.engine.globals.pop(previous, None)
 
     def _restore(self, snapshot: dict) -> None:
         """Forget definitions that were checked but never ran: the checker and engine stay in step."""
@@ -219,7 +278,24 @@ class Repl:
         engine = self.session.tracer(self.out)
         with deep_recursion(typed.span):
             value = engine.eval_form(erase_form(typed))
-        emit(show_result(typed, value), self.out)
+        emit(self.show(typed, value), self.out)
+
+    def cmd_set(self, arg: str) -> None:
+        """``:set print full|short|rows|line``: how values print (``:set`` alone says)."""
+        words = arg.split()
+        settings = {
+            "full": Display(self.display.rows, None),
+            "short": Display(self.display.rows, LIMIT),
+            "rows": Display(True, self.display.limit),
+            "line": Display(False, self.display.limit),
+        }
+        if not words:
+            rows = "rows" if self.display.rows else "line"
+            emit(f"print {'full' if self.display.limit is None else 'short'} {rows}", self.out)
+        elif len(words) == 2 and words[0] == "print" and words[1] in settings:
+            self.display = settings[words[1]]
+        else:
+            self.fail(f"usage: :set print full|short|rows|line (not :set {arg})")
 
     def cmd_load(self, arg: str) -> None:
         """Run a file as ``remora eval`` would: check it all, then run it; definitions stay."""
@@ -249,25 +325,23 @@ class Repl:
                 ran[form.name] = T.Global(form.key, T.form_type(form))
         self._restore(ran)
 
-    def _start_history(self):
-        """Line editing and a history file, where readline exists; returns the saver."""
-        try:
-            import readline
-        except ImportError:
-            return None
+    def _terminal(self):
+        """The terminal's input (prompt_toolkit), with its history file."""
+        from .terminal import TerminalInput
+
         path = os.environ.get("REMORA_HISTORY") or str(Path.home() / ".remora_history")
-        try:
-            readline.read_history_file(path)
-        except OSError:
-            pass
+        return TerminalInput(path, PROMPT, CONTINUE, is_incomplete, self.names, COMMANDS)
 
-        def save() -> None:
-            try:
-                readline.write_history_file(path)
-            except OSError:
-                pass
+    def names(self) -> dict[str, str]:
+        """The names in scope with their types: keywords, primitives, then the session's
+        globals (the prelude's, its definitions, ``_``)."""
+        from .document import KEYWORDS, primitive_type
+        from ..primitives import PRIMITIVES
 
-        return save
+        out = {k: "keyword" for k in KEYWORDS}
+        out.update((name, primitive_type(name)) for name in PRIMITIVES)
+        out.update((name, str(g.type)) for name, g in self.session.checker.globals.items() if not name.startswith("%"))
+        return out
 
 
 class InputTooLong(Exception):

@@ -1,0 +1,51 @@
+"""Name resolution for the editor and the notebook (remora/interfaces/scopes.py): which binder
+each name refers to, lexically, as the checker sees it (D32) — and which names are free."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from remora.front import syntax as S
+from remora.interfaces.session import Session
+from remora.interfaces import scopes as sc
+
+
+def _resolve(text: str) -> sc.Scopes:
+    return sc.resolve(Session().forms(text, "<test>"))
+
+
+def test_free_terms_leave_out_every_local_and_earlier_definition():
+    s = _resolve("(define k 2)\n(let ((a (+ x k))) ((λ ((b [Int])) (* a b y)) a))\n"
+                 "(unbox (n v (iota/v m)) (length v))\n(+ later 1)\n(define later 3)\n")
+    assert s.free_terms() == {"+", "*", "x", "y", "iota/v", "m", "length", "later"}
+
+
+def test_uses_resolve_to_their_binders():
+    text = "(define id (Iλ ((n Dim)) (Tλ ((t Atom)) (λ ((xs (Arr t (Shp n)))) xs))))\n(id 1)\n"
+    s = _resolve(text)
+    by_name = {(u.name, u.span.line, u.span.col): u.binding for u in s.uses}
+    assert by_name[("n", 1, 61)].kind == sc.INDEX_VARIABLE and by_name[("n", 1, 61)].span.col == 18
+    assert by_name[("t", 1, 54)].kind == sc.TYPE_VARIABLE and by_name[("t", 1, 54)].sort == "Atom"
+    assert by_name[("xs", 1, 67)].kind == sc.PARAMETER and by_name[("xs", 1, 67)].span.col == 46
+    assert by_name[("id", 2, 2)].kind == sc.DEFINE and by_name[("id", 2, 2)].span.col == 9
+
+
+def test_a_definition_is_not_in_scope_in_its_own_body():
+    s = _resolve("(define f 1)\n(define f (+ f 1))\n(f)\n")
+    uses = [u for u in s.uses if u.name == "f"]
+    assert [u.binding.span.line for u in uses] == [1, 2]  # the body's f is the first definition
+
+
+def test_forms_the_resolver_has_no_rule_for_still_have_their_names_found():
+    """A syntax extension (a new expression node) does not hide the names inside it."""
+
+    @dataclasses.dataclass(frozen=True, eq=False)
+    class Choose:
+        cond: object
+        then: object
+        other: object
+        span: object
+
+    first, second = (f.expr for f in Session().forms("(f x)\n(g y)", "<test>"))
+    s = sc.resolve([S.ExprForm(Choose(first, second, first, first.span), first.span)])
+    assert s.free_terms() == {"f", "x", "g", "y"}

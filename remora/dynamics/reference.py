@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
+from .. import backends
+from ..backends import Backend, host
+from ..backends.base import OBJECT
 from ..erasure import erased as E
 from ..errors import RemoraRuntimeError, relocate_library_error
 from ..primitives import PRIMITIVES
 from .runtime import (
+    ATOM_BYTES,
     Closure,
     IClosure,
     PrimContext,
@@ -31,6 +33,7 @@ from .runtime import (
     callee_name,
     check_shape,
     check_size,
+    function_name,
     iapp_arg_value,
     positions,
     index_value,
@@ -46,7 +49,7 @@ def _show(dims) -> str:
 
 def _show_arg(value) -> str:
     """An i-app argument as Remora text: a Dim, a Shape, or an atom type's representation."""
-    if isinstance(value, np.dtype):
+    if isinstance(value, str):
         return E.show_rep(value)
     if isinstance(value, tuple):
         return _show(value)
@@ -59,22 +62,23 @@ class ReferenceContext(PrimContext):
     __slots__ = ("engine",)
 
     def apply(self, fns, args, cells, result_cell):
-        return self.engine.apply(fns, list(args), tuple(cells), tuple(result_cell), np.dtype(object), self.span)
+        return self.engine.apply(fns, list(args), tuple(cells), tuple(result_cell), OBJECT, self.span)
 
 
 class Reference:
     """Evaluates erased forms one after another; definitions persist in ``globals``."""
 
-    def __init__(self, run: RunConfig | None = None):
+    def __init__(self, run: RunConfig | None = None, backend: Backend | None = None):
         self.run = run or RunConfig()
-        self.globals: dict[str, np.ndarray] = {}
+        self.xp: Backend = backend or backends.get()
+        self.globals: dict[str, object] = {}
 
     def step(self, rule: str, detail: str) -> None:
         if self.run.trace is not None:
             print(f"{rule:<9}{detail}", file=self.run.trace)
 
-    def eval_form(self, form: E.EForm) -> np.ndarray:
-        with np.errstate(all="ignore"):
+    def eval_form(self, form: E.EForm):
+        with self.xp.quiet():
             if isinstance(form, E.EDefine):
                 self.globals[form.key] = self.ev(form.value, {}, {})
                 return self.globals[form.key]
@@ -82,7 +86,7 @@ class Reference:
 
     # --- expressions ------------------------------------------------------------
 
-    def ev(self, e: E.EExpr, env: dict, ienv: dict) -> np.ndarray:
+    def ev(self, e: E.EExpr, env: dict, ienv: dict):
         if isinstance(e, E.EVar):
             return env[e.name] if e.key is None else self.globals[e.key]
         if isinstance(e, E.EArray):
@@ -107,7 +111,7 @@ class Reference:
             return self.let(e, env, ienv)
         raise TypeError(f"not an erased expression: {e!r}")
 
-    def let(self, e: E.ELet, env: dict, ienv: dict) -> np.ndarray:
+    def let(self, e: E.ELet, env: dict, ienv: dict):
         """The β-redexes a let abbreviates, one binding at a time: evaluate the argument, then
         β (no lift or map: the parameter's cell is the whole value).  One environment of the
         let's own is filled in place, so n bindings cost n steps (closures copy what they use)."""
@@ -117,16 +121,16 @@ class Reference:
             self.step("β", f"λ ({name})")
         return self.ev(e.body, local, ienv)
 
-    def array(self, e: E.EArray, env: dict, ienv: dict) -> np.ndarray:
+    def array(self, e: E.EArray, env: dict, ienv: dict):
         if e.const is not None:
-            return e.const
-        dtype = rep_value(e.rep, ienv)
+            return self.xp.constant(e, e.const, e.rep, e.dims)
+        rep = rep_value(e.rep, ienv)
         if not e.atoms:  # an empty literal: its shape is the program's
-            check_shape(e.dims, 8, "this array literal", e.span, self.run)
-        out = np.empty(len(e.atoms), dtype=dtype)
+            check_shape(e.dims, ATOM_BYTES, "this array literal", e.span, self.run)
+        out = self.xp.empty((len(e.atoms),), rep)
         for i, a in enumerate(e.atoms):
             out[i] = self.atom(a, env, ienv)
-        return out.reshape(e.dims)
+        return self.xp.reshape(out, e.dims)
 
     def atom(self, a: E.EAtom, env: dict, ienv: dict):
         if isinstance(a, E.ELit):
@@ -143,50 +147,50 @@ class Reference:
 
     # --- the reduction rules ------------------------------------------------------
 
-    def collapse(self, cells: list[np.ndarray], shape: tuple[int, ...], dtype: np.dtype, span=None) -> np.ndarray:
+    def collapse(self, cells: list, shape: tuple[int, ...], rep: str, span=None):
         """collapse: a frame of array values becomes one array; its shape comes from the annotation."""
         self.step("collapse", f"{len(cells)} cells into {_show(shape)}")
-        check_shape(shape, max(np.dtype(dtype).itemsize, 8), "this frame", span, self.run)
+        check_shape(shape, ATOM_BYTES, "this frame", span, self.run)
+        xp = self.xp
         if not cells:
-            return np.empty(shape, dtype=dtype)
-        flat = np.concatenate([np.asarray(c).reshape(-1) for c in cells])
-        return flat.reshape(shape)
+            return xp.empty(shape, rep)
+        flat = xp.concat([xp.reshape(c, (-1,)) for c in cells])
+        return xp.reshape(flat, shape)
 
-    def apply(self, fns, args, cells, result, dtype, span) -> np.ndarray:
+    def apply(self, fns, args, cells, result, rep: str, span):
         """An application of the function array ``fns``: lift, then map, then β/δ."""
         frames = [fns.shape] + [a.shape[: a.ndim - len(c)] for a, c in zip(args, cells)]
         principal = max(frames, key=len)
-        check_shape(result, max(np.dtype(dtype).itemsize, 8), _name(fns), span, self.run)
+        check_shape(result, ATOM_BYTES, function_name(fns), span, self.run)
         if any(f != principal for f in frames):
             self.step("lift", " ".join(_show(f) for f in frames) + f" → {_show(principal)}")
             for a, c in zip(args, cells):
-                check_shape(principal + tuple(c), a.itemsize, "lifting this argument", span, self.run)
-            fns = _replicate(fns, fns.shape, principal, ())
-            args = [_replicate(a, f, principal, c) for a, f, c in zip(args, frames[1:], cells)]
+                check_shape(principal + tuple(c), self.xp.itemsize(a), "lifting this argument", span, self.run)
+            fns = self._replicate(fns, fns.shape, principal, ())
+            args = [self._replicate(a, f, principal, c) for a, f, c in zip(args, frames[1:], cells)]
         if not principal:
-            return self.reduce_scalar(fns[()], args, cells, result, span, dtype)
+            return self.reduce_scalar(fns[()], args, cells, result, span, rep)
         cell_result = result[len(principal):]
         n = math.prod(principal)
         self.step("map", f"frame {_show(principal)}: {n} applications on cells " + " ".join(_show(c) for c in cells))
         out = []
         boxed = 0  # bytes held in boxes made so far: each is small, all together need not be
         for idx in positions(principal):
-            cell = self.reduce_scalar(fns[idx], [a[idx + (Ellipsis,)] for a in args], cells, cell_result, span, dtype)
-            if cell.dtype == object:
-                boxed += sum(b.value.nbytes for b in cell.reshape(-1) if isinstance(b, BoxValue))
-                check_size(boxed // 8, 8, f"the boxes made by {_name(fns)}", span, self.run)
+            cell = self.reduce_scalar(fns[idx], [a[idx + (Ellipsis,)] for a in args], cells, cell_result, span, rep)
+            if host.is_host(cell):
+                boxed += sum(b.value.nbytes for b in host.atoms(cell) if isinstance(b, BoxValue))
+                check_size(boxed // 8, 8, f"the boxes made by {function_name(fns)}", span, self.run)
             out.append(cell)
-        return self.collapse(out, result, dtype, span)
+        return self.collapse(out, result, rep, span)
 
-    def reduce_scalar(self, fn, args, cells, result, span, dtype=None) -> np.ndarray:
+    def reduce_scalar(self, fn, args, cells, result, span, rep: str = OBJECT):
         """β or δ: a single function applied to exactly its cells."""
         if isinstance(fn, PrimFn):
-            self.step("δ", f"{fn.prim.name} on " + " ".join(_show(np.shape(a)) for a in args))
-            check_shape(result, 8, fn.prim.name, span, self.run)
-            ctx = ReferenceContext((), cells, result, fn.indices, span, self.run, dtype)
+            self.step("δ", f"{fn.prim.name} on " + " ".join(_show(a.shape) for a in args))
+            check_shape(result, ATOM_BYTES, fn.prim.name, span, self.run)
+            ctx = ReferenceContext(self.xp, (), cells, result, fn.indices, span, self.run, rep)
             ctx.engine = self
-            out = np.asarray(fn.prim.impl(ctx, *[np.asarray(a) for a in args]))
-            return out
+            return self.xp.asarray(fn.prim.impl(ctx, *args))
         if isinstance(fn, Closure) and not isinstance(fn, IClosure):
             lam = fn.lam
             self.step("β", f"λ ({' '.join(lam.params)})")
@@ -195,21 +199,26 @@ class Reference:
             return self.ev(lam.body, env, fn.ienv)
         raise RemoraRuntimeError("internal error: applied a value that is not a function", span)
 
-    def iapp(self, e: E.EIApp, env: dict, ienv: dict) -> np.ndarray:
+    def _replicate(self, a, frame: tuple, principal: tuple, cell: tuple):
+        """lift's ``Concat ⟦Rep_n ⟦Split_c ⟦atoms⟧⟧⟧``: each cell copied for every new frame position."""
+        xp = self.xp
+        cells = xp.reshape(a, (math.prod(frame), math.prod(cell)))
+        copies = math.prod(principal[len(frame):])
+        return xp.reshape(xp.repeat(cells, copies, axis=0), principal + tuple(cell))
+
+    def iapp(self, e: E.EIApp, env: dict, ienv: dict):
         """iβ: every index abstraction of the array receives the index arguments."""
         fns = self.ev(e.fn, env, ienv)
         values = tuple(iapp_arg_value(a, ienv) for a in e.args)
         result = shape_value(e.result, ienv)
-        check_shape(result, 8, "this index application", e.span, self.run)
+        check_shape(result, ATOM_BYTES, "this index application", e.span, self.run)
         cell_result = result[fns.ndim:]
         out = []
         for idx in positions(fns.shape):
             fn = fns[idx]
             if isinstance(fn, PrimFn):
                 self.step("iβ", f"{fn.prim.name} at " + " ".join(map(_show_arg, values)))
-                cell = np.empty((), dtype=object)
-                cell[()] = PrimFn(fn.prim, fn.indices + values)
-                out.append(cell)
+                out.append(host.scalar(PrimFn(fn.prim, fn.indices + values)))
             else:
                 self.step("iβ", f"Iλ ({' '.join(v.name for v in fn.lam.vars)}) at " + " ".join(map(_show_arg, values)))
                 inner = dict(fn.ienv)
@@ -218,11 +227,11 @@ class Reference:
             assert out[-1].shape == cell_result
         return self.collapse(out, result, rep_value(e.rep, ienv), e.span)
 
-    def unbox(self, e: E.EUnbox, env: dict, ienv: dict) -> np.ndarray:
+    def unbox(self, e: E.EUnbox, env: dict, ienv: dict):
         """unbox: the body runs once per box, with that box's indices and contents bound."""
         boxes = self.ev(e.boxed, env, ienv)
         body_shape = shape_value(e.body_shape, ienv)
-        check_shape(boxes.shape + body_shape, 8, "this unbox", e.span, self.run)
+        check_shape(boxes.shape + body_shape, ATOM_BYTES, "this unbox", e.span, self.run)
         out = []
         for idx in positions(boxes.shape):
             box: BoxValue = boxes[idx]
@@ -233,16 +242,3 @@ class Reference:
             inner[e.value_name] = box.value
             out.append(self.ev(e.body, inner, inner_i))
         return self.collapse(out, boxes.shape + body_shape, rep_value(e.rep, ienv), e.span)
-
-
-def _name(fns: np.ndarray) -> str:
-    """How size-limit messages name a function array: `iota/s`, or "this application"."""
-    first = fns.reshape(-1)[0] if fns.size else None
-    return f"`{first.prim.name}`" if isinstance(first, PrimFn) else "this application"
-
-
-def _replicate(a: np.ndarray, frame: tuple, principal: tuple, cell: tuple) -> np.ndarray:
-    """lift's ``Concat ⟦Rep_n ⟦Split_c ⟦atoms⟧⟧⟧``: each cell copied for every new frame position."""
-    cells = a.reshape((math.prod(frame), math.prod(cell)))
-    copies = math.prod(principal[len(frame):])
-    return np.repeat(cells, copies, axis=0).reshape(principal + tuple(cell))

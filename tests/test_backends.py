@@ -68,6 +68,18 @@ def test_engines_report_the_same_negative_length():
     assert messages == {"iota/v of a negative length, -1"}
 
 
+def test_float_matmul_engines_agree():
+    # The whole-frame engine summed -2.2500074999999997 for the last entry and the reference engine
+    # -2.2500075: NumPy's einsum sums a cell in an order that depends on its operands' strides
+    # (here one is broadcast along the frame).  Each cell is now summed as a lone vector is.
+    source = (
+        "(matmul [[-7.0 0.5 -1.5 0.1 -0.0] [1e-05 0.5 2.25 1.0 -1.5]]"
+        " [[-1.5 -1.5] [3.0 -1.5] [-7.0 1e-05] [-7.0 -1.5] [3.0 1e-05]])"
+    )
+    assert eval_value(source) == "[[21.8 9.599985] [-25.750014999999998 -2.2500075]]"
+    assert eval_value("(dot [1e-05 0.5 2.25 1.0 -1.5] [-1.5 -1.5 1e-05 -1.5 1e-05])") == "-2.2500075"
+
+
 def test_dot_of_every_pair_is_each_dot_alone():
     rows = "[[0.1 0.7 -1.3 1e-05 3.0] [2.25 -0.5 0.3 1.0 -1.5] [1e-05 -7.0 0.1 0.2 0.3]]"
     table = eval_value(f"((λ ((a [Float 5])) ((λ ((b [Float 5])) (dot a b)) {rows})) {rows})")

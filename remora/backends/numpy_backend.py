@@ -234,8 +234,15 @@ class NumpyBackend(Backend):
         return UFUNCS[op].reduceat(data, offsets, axis=0)
 
     def vecdot(self, a, b):
-        # einsum would factor out an operand that is constant along the items, so give it real items
-        return np.einsum("...i,...i->...", _real_items(a), _real_items(b))
+        if a.dtype.kind != "f":  # exact in any order
+            return np.einsum("...i,...i->...", a, b)
+        # einsum sums each cell with one kernel — the one a lone vector gets — only when both
+        # operands are stored densely, row-major, at one shape: with a broadcast (stride-0) or
+        # transposed operand it iterates in another order, and the sums differ in the last bits.
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        a = np.ascontiguousarray(np.broadcast_to(a, shape))
+        b = np.ascontiguousarray(np.broadcast_to(b, shape))
+        return np.einsum("...i,...i->...", a, b)
 
     def matmul(self, a, b):
         return np.matmul(a, b)
@@ -300,14 +307,6 @@ class NumpyBackend(Backend):
         position = np.unravel_index(int(np.argmin(ok)), ok.shape)
         values = [np.broadcast_to(c, ok.shape)[position].item() for c in culprits]
         fail(message.format(*values))
-
-
-def _real_items(x):
-    """``x`` with its last (items) axis stored, not broadcast; other axes may stay broadcast."""
-    if x.ndim == 0 or x.strides[-1] != 0 or x.shape[-1] <= 1:
-        return x
-    small = host.compact(x)
-    return np.broadcast_to(np.repeat(small, x.shape[-1], axis=-1), x.shape)
 
 
 #: The one NumPy backend (it holds nothing per run but the cache of literal constants).

@@ -40,7 +40,6 @@ reductions: the primitive table never holds a library's function.
 
 from __future__ import annotations
 
-import weakref
 from typing import Any, Callable, Sequence
 
 #: The representation of functions and boxes: host-side object arrays, on every backend.
@@ -60,9 +59,13 @@ class Backend:
     #: the name users choose the backend by (``--backend=NAME``)
     name = "abstract"
 
+    #: how many literal constants a backend keeps made (then it starts over: a long session keeps
+    #: making new erased nodes, and the table holds them)
+    CONSTANTS_LIMIT = 100_000
+
     def __init__(self) -> None:
         #: arrays made from a program's literal constants, by erased node, made once per backend
-        self.constants: "weakref.WeakKeyDictionary[Any, Array]" = weakref.WeakKeyDictionary()
+        self.constants: dict[Any, Array] = {}
 
     # --- representations and conversions --------------------------------------------------
 
@@ -98,12 +101,15 @@ class Backend:
         """The ``Int`` vector 0, 1, …, n−1."""
         raise NotImplementedError
 
-    def constant(self, key: Any, values: Sequence, rep: str, shape: tuple) -> Array:
-        """The array of a literal in the program (``values`` row-major), made once per ``key``
-        (an erased node) and backend; callers never write to it."""
+    def constant(self, key: Any, values: Any, rep: str | None, shape: tuple) -> Array:
+        """The array of a literal in the program (``values``: a tuple of atoms, row-major, or one
+        atom; ``rep`` None to take the atoms' own), made once per ``key`` (an erased node) and
+        backend; callers never write to it."""
         hit = self.constants.get(key)
         if hit is None:
-            hit = self.constants[key] = self.read_only(self.reshape(self.asarray(list(values), rep), shape))
+            if len(self.constants) > self.CONSTANTS_LIMIT:
+                self.constants.clear()
+            hit = self.constants[key] = self.read_only(self.reshape(self.asarray(values, rep), shape))
         return hit
 
     def read_only(self, x: Array) -> Array:

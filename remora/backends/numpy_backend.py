@@ -85,7 +85,7 @@ class NumpyBackend(Backend):
         return isinstance(x, np.ndarray)
 
     def asarray(self, x: Any, rep: str | None = None) -> np.ndarray:
-        return np.asarray(x, dtype=DTYPES[rep] if rep is not None else None)
+        return np.asarray(x) if rep is None else np.asarray(x, dtype=DTYPES[rep])
 
     def empty(self, shape: tuple, rep: str) -> np.ndarray:
         return np.empty(shape, dtype=DTYPES[rep])
@@ -114,42 +114,36 @@ class NumpyBackend(Backend):
         return np.errstate(all="ignore")
 
     # --- structure ------------------------------------------------------------------------------
+    # (NumPy's own functions where their signatures are the array API's: no extra call on the
+    # engine's hottest paths)
 
     def reshape(self, x, shape: tuple):
         return x.reshape(shape)
 
-    def broadcast_to(self, x, shape: tuple):
-        return np.broadcast_to(x, shape)
+    broadcast_to = staticmethod(np.broadcast_to)
 
     def expand_dims(self, x, axis: int):
-        return np.expand_dims(x, axis)
+        if axis < 0:
+            axis += x.ndim + 1
+        return x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
 
-    def concat(self, xs: Sequence, axis: int = 0):
-        return np.concatenate(xs, axis=axis)
+    concat = staticmethod(np.concatenate)
 
-    def stack(self, xs: Sequence, axis: int = 0):
-        return np.stack(xs, axis=axis)
+    stack = staticmethod(np.stack)
 
-    def moveaxis(self, x, source: int, destination: int):
-        return np.moveaxis(x, source, destination)
+    moveaxis = staticmethod(np.moveaxis)
 
-    def permute_dims(self, x, axes: Sequence[int]):
-        return np.transpose(x, axes)
+    permute_dims = staticmethod(np.transpose)
 
-    def flip(self, x, axis: int):
-        return np.flip(x, axis=axis)
+    flip = staticmethod(np.flip)
 
-    def roll(self, x, shift: int, axis: int):
-        return np.roll(x, shift, axis=axis)
+    roll = staticmethod(np.roll)
 
-    def take(self, x, indices, axis: int):
-        return np.take(x, indices, axis=axis)
+    take = staticmethod(np.take)
 
-    def take_along_axis(self, x, indices, axis: int):
-        return np.take_along_axis(x, indices, axis=axis)
+    take_along_axis = staticmethod(np.take_along_axis)
 
-    def where(self, condition, x, y):
-        return np.where(condition, x, y)
+    where = staticmethod(np.where)
 
     def astype(self, x, rep: str):
         return x.astype(DTYPES[rep])
@@ -224,7 +218,9 @@ class NumpyBackend(Backend):
         ufunc = UFUNCS[op]
         if x.dtype.kind == "f" and op in ("add", "multiply"):
             # pairwise along a contiguous last axis: each cell's rounding whatever its frame (D22)
-            return ufunc.reduce(np.ascontiguousarray(np.moveaxis(x, axis, -1)), axis=-1)
+            if axis != x.ndim - 1:
+                x = np.moveaxis(x, axis, -1)
+            return ufunc.reduce(np.ascontiguousarray(x), axis=-1)
         return ufunc.reduce(x, axis=axis)
 
     def accumulate(self, op: str, x, axis: int):

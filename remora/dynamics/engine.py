@@ -127,7 +127,7 @@ class Frames:
     def flat_shape(self, e, field: str, ienv) -> tuple:
         """An annotation's shape where a ragged dimension cannot be used: declines a ragged pass."""
         shape = self.shape(e, field, ienv)
-        if is_ragged_cell(shape):
+        if self._running.ragged_depth and is_ragged_cell(shape):
             raise NeedGrouping
         return shape
 
@@ -184,7 +184,7 @@ class Frames:
     def atom(self, a: E.EAtom, env, ienv, batch) -> Val:
         """An atom as a (batch-shaped, usually 0-d) object or literal array."""
         if isinstance(a, E.ELit):
-            return Val(self.xp.asarray(a.value), 0)
+            return Val(self.xp.constant(a, a.value, None, ()), 0)
         if isinstance(a, E.EPrim):
             return Val(host.scalar(PrimFn(PRIMITIVES[a.name])), 0)
         if isinstance(a, (E.ELam, E.EILam)):
@@ -246,7 +246,7 @@ class Frames:
         if type(fn.arr) is Ragged or any(type(p.arr) is Ragged for p in args):
             return ragged_app(self, fn, [plain_val(a) if type(a.arr) is BoxFrame else a for a in args],
                               cells, result, rep, e.span, batch)
-        if self.ragged_depth and (is_ragged_cell(result) or any(is_ragged_cell(c) for c in cells)):
+        if self._running.ragged_depth and (is_ragged_cell(result) or any(is_ragged_cell(c) for c in cells)):
             raise NeedGrouping  # (shapes that differ per box, but no ragged value to run over)
         return self.apply_vals(fn, args, cells, result, rep, e.span, batch)
 
@@ -271,7 +271,7 @@ class Frames:
         # One function (the usual case) need not be spread over the frame: apply_frame only asks which it is.
         fns = aligned[0] if aligned[0].size == 1 else spread(xp, aligned[0], tf)
         out = self.apply_frame(fns, aligned[1:], tf, cells, result[len(total):], rep, span)
-        if host.is_host(out) and len(tf) > m:
+        if len(tf) > m and host.is_host(out):
             out = settle(out, m)
         return Val(out, m)
 

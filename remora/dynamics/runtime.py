@@ -181,12 +181,12 @@ def check_shape(shape: tuple, itemsize: int, what: str, span: Span | None, run: 
     its data: a located error if NumPy cannot represent it, or if it is over the size limit."""
     nonzero, empty = 1, False
     for d in shape:
-        if type(d) is RaggedDim:
-            return  # a ragged dimension (one length per box, in a ragged unbox): checked box by box
         if d:
             nonzero *= d
         else:
             empty = True
+    if type(nonzero) is RaggedDim:
+        return  # a ragged dimension (one length per box, in a ragged unbox): checked box by box
     if nonzero <= MAX_ATOMS and len(shape) <= MAX_RANK and (empty or nonzero * itemsize <= run.max_bytes):
         return  # (the usual case, quickly: this is on every application's path)
     problem = shape_problem(shape)

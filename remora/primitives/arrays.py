@@ -249,7 +249,7 @@ def _by_length(xp, xs: Ragged, reduce_rows):
     out = None
     for length in xp.to_host(xp.unique(xs.lengths)):
         boxes = xp.nonzero(xs.lengths == length)[0]
-        rows = xp.gather(xs.data, xp.expand_dims(xp.gather(xs.offsets, boxes), -1) + xp.arange(length))
+        rows = xp.gather(xs.data, xp.reshape(xp.gather(xs.offsets, boxes), (-1, 1)) + xp.arange(length))
         part = reduce_rows(rows)
         if out is None:
             out = xp.empty((xs.boxes,) + part.shape[1:], xp.rep(part))

@@ -14,6 +14,7 @@ from conftest import eval_error, eval_value, eval_values
 
 from remora.errors import RemoraRuntimeError
 from remora.primitives import PRIMITIVES
+from remora.statics.primitive_types import primitive_type
 
 ENGINES = ["frames", "reference"]
 
@@ -73,7 +74,7 @@ def test_contract_primitive_exists(name):
     ],
 )
 def test_quantifier_order(name, text):
-    assert str(PRIMITIVES[name].type) == text
+    assert str(primitive_type(PRIMITIVES[name])) == text
 
 
 # ---------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from remora.errors import RemoraSyntaxError
-from remora.front.reader import MAX_NESTING, SAtom, SList, read
+from remora.front.reader import MAX_NESTING, SAtom, SList, is_incomplete, read
 
 
 def span(node):
@@ -279,3 +279,23 @@ def test_error_report_has_caret_under_culprit():
     assert lines[1].strip() == "(f 1.2.3)"
     caret = lines[2]
     assert caret.index("^") == lines[1].index("1.2.3")
+
+
+@pytest.mark.parametrize(
+    "text, incomplete",
+    [
+        ("(+ 1", True),
+        ("[1 (2\n 3", True),
+        ("(+ 1 ; a comment )\n", True),  # the comment's bracket does not close anything
+        ("(+ 1 2)", False),
+        ("", False),
+        ("(+ 1 2))", False),  # too many closers: an error now, whatever follows
+        ("(+ 1 ]", False),  # a mismatch cannot be mended either
+        ('(+ 1 "x"', False),  # nor a string, though a bracket is still open
+        ("(+ 1 #;", False),
+    ],
+)
+def test_is_incomplete_says_whether_more_input_could_complete_the_text(text, incomplete):
+    """The REPL's question, answered by the reader itself (not by the wording of an error)."""
+    assert is_incomplete(text) is incomplete
+

@@ -210,18 +210,22 @@ def in_other_thread(fn):
     return box.get("value")
 
 
-def test_a_rollback_never_undoes_another_threads_solutions():
-    from remora.statics.types import INT, AtomMeta, prune
-    from remora.statics.unify import rollback, snapshot, unify
+def test_a_failed_unification_solves_nothing_and_never_touches_another_threads_unknowns():
+    """T-EQV is found first and committed after: an attempt that fails half-way leaves its
+    unknowns unsolved, and another thread's solutions stay."""
+    from remora.statics.types import FLOAT, INT, AtomMeta, TArr, TFun, prune
+    from remora.statics.indices import Shape
+    from remora.statics.unify import unify
 
-    mark = snapshot()  # this thread starts an attempt ...
-    mine = AtomMeta(None, "mine")
-    assert unify(mine, INT)
+    def fun(*atoms):
+        return TFun(tuple(TArr(a, Shape(())) for a in atoms[:-1]), TArr(atoms[-1], Shape(())))
+
     theirs = AtomMeta(None, "theirs")
-    assert in_other_thread(lambda: unify(theirs, INT))  # ... another thread solves its own unknown ...
-    rollback(mark)  # ... and this thread's attempt fails
-    assert prune(mine) is mine  # undone
-    assert prune(theirs) == INT  # not this thread's to undo
+    mine = AtomMeta(None, "mine")
+    assert in_other_thread(lambda: unify(theirs, INT))  # another thread solves its own unknown ...
+    assert not unify(fun(mine, INT), fun(INT, FLOAT))  # ... this thread's attempt fails half-way
+    assert prune(mine) is mine  # nothing of it stays
+    assert prune(theirs) == INT  # and the other thread's solution is untouched
 
 
 def test_recursion_room_lasts_until_the_last_thread_is_done():

@@ -23,6 +23,7 @@ from ..backends import Backend, host
 from ..backends.base import OBJECT
 from ..erasure import erased as E
 from ..errors import RemoraRuntimeError, relocate_library_error
+from ..limits import show_dims
 from ..primitives import PRIMITIVES
 from .runtime import (
     ATOM_BYTES,
@@ -43,16 +44,12 @@ from .runtime import (
 from .values import BoxValue, PrimFn
 
 
-def _show(dims) -> str:
-    return "(Shp" + "".join(f" {d}" for d in dims) + ")"
-
-
 def _show_arg(value) -> str:
     """An i-app argument as Remora text: a Dim, a Shape, or an atom type's representation."""
     if isinstance(value, str):
         return E.show_rep(value)
     if isinstance(value, tuple):
-        return _show(value)
+        return show_dims(value)
     return str(value)
 
 
@@ -149,7 +146,7 @@ class Reference:
 
     def collapse(self, cells: list, shape: tuple[int, ...], rep: str, span=None):
         """collapse: a frame of array values becomes one array; its shape comes from the annotation."""
-        self.step("collapse", f"{len(cells)} cells into {_show(shape)}")
+        self.step("collapse", f"{len(cells)} cells into {show_dims(shape)}")
         check_shape(shape, ATOM_BYTES, "this frame", span, self.run)
         xp = self.xp
         if not cells:
@@ -158,24 +155,38 @@ class Reference:
         return xp.reshape(flat, shape)
 
     def apply(self, fns, args, cells, result, rep: str, span):
-        """An application of the function array ``fns``: lift, then map, then β/δ."""
+        """An application of the function array ``fns``: lift, then map — or, over the scalar
+        frame, β or δ at once."""
+        check_shape(result, ATOM_BYTES, function_name(fns), span, self.run)
+        fns, args = self.lift(fns, args, cells, span)
+        if not fns.shape:
+            return self.reduce_scalar(fns[()], args, cells, result, span, rep)
+        return self.map(fns, args, cells, result, rep, span)
+
+    def lift(self, fns, args, cells, span) -> tuple:
+        """lift: the function array and every argument replicated up to the principal frame (the
+        longest; the type system made every other frame a prefix of it).  Nothing to do when the
+        frames are already equal."""
         frames = [fns.shape] + [a.shape[: a.ndim - len(c)] for a, c in zip(args, cells)]
         principal = max(frames, key=len)
-        check_shape(result, ATOM_BYTES, function_name(fns), span, self.run)
-        if any(f != principal for f in frames):
-            self.step("lift", " ".join(_show(f) for f in frames) + f" → {_show(principal)}")
-            for a, c in zip(args, cells):
-                check_shape(principal + tuple(c), self.xp.itemsize(a), "lifting this argument", span, self.run)
-            fns = self._replicate(fns, fns.shape, principal, ())
-            args = [self._replicate(a, f, principal, c) for a, f, c in zip(args, frames[1:], cells)]
-        if not principal:
-            return self.reduce_scalar(fns[()], args, cells, result, span, rep)
-        cell_result = result[len(principal):]
-        n = math.prod(principal)
-        self.step("map", f"frame {_show(principal)}: {n} applications on cells " + " ".join(_show(c) for c in cells))
+        if all(f == principal for f in frames):
+            return fns, args
+        self.step("lift", " ".join(show_dims(f) for f in frames) + f" → {show_dims(principal)}")
+        for a, c in zip(args, cells):
+            check_shape(principal + tuple(c), self.xp.itemsize(a), "lifting this argument", span, self.run)
+        fns = self._replicate(fns, fns.shape, principal, ())
+        return fns, [self._replicate(a, f, principal, c) for a, f, c in zip(args, frames[1:], cells)]
+
+    def map(self, fns, args, cells, result, rep: str, span):
+        """map: over a non-scalar frame that every participant shares, one application per cell
+        (each a β or δ step), whose results collapse into the application's result."""
+        frame = fns.shape
+        cell_result = result[len(frame):]
+        n = math.prod(frame)
+        self.step("map", f"frame {show_dims(frame)}: {n} applications on cells " + " ".join(show_dims(c) for c in cells))
         out = []
         boxed = 0  # bytes held in boxes made so far: each is small, all together need not be
-        for idx in positions(principal):
+        for idx in positions(frame):
             cell = self.reduce_scalar(fns[idx], [a[idx + (Ellipsis,)] for a in args], cells, cell_result, span, rep)
             if host.is_host(cell):
                 boxed += sum(b.value.nbytes for b in host.atoms(cell) if isinstance(b, BoxValue))
@@ -186,7 +197,7 @@ class Reference:
     def reduce_scalar(self, fn, args, cells, result, span, rep: str = OBJECT):
         """β or δ: a single function applied to exactly its cells."""
         if isinstance(fn, PrimFn):
-            self.step("δ", f"{fn.prim.name} on " + " ".join(_show(a.shape) for a in args))
+            self.step("δ", f"{fn.prim.name} on " + " ".join(show_dims(a.shape) for a in args))
             check_shape(result, ATOM_BYTES, fn.prim.name, span, self.run)
             ctx = ReferenceContext(self.xp, (), cells, result, fn.indices, span, self.run, rep)
             ctx.engine = self
@@ -235,7 +246,7 @@ class Reference:
         out = []
         for idx in positions(boxes.shape):
             box: BoxValue = boxes[idx]
-            self.step("unbox", "indices " + " ".join(map(str, box.indices)) + f", contents {_show(box.value.shape)}")
+            self.step("unbox", "indices " + " ".join(map(str, box.indices)) + f", contents {show_dims(box.value.shape)}")
             inner_i = dict(ienv)
             inner_i.update(zip(e.index_vars, box.indices))
             inner = {x: env[x] for x in e.free if x in env}

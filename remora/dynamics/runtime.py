@@ -17,7 +17,7 @@ from typing import IO, Any, Mapping
 
 from ..backends import Backend, host
 from ..backends.base import OBJECT
-from ..erasure.erased import Rep
+from ..erasure.erased import EIApp, EVar, Rep, TypeArg
 from ..errors import RemoraRuntimeError, Span
 from ..limits import MAX_ATOMS, MAX_RANK, shape_problem
 from ..statics.indices import Dim, Index, Shape, Var, eval_dim, eval_shape
@@ -70,17 +70,19 @@ def rep_value(rep: Rep, ienv: Mapping[Var, Any]) -> str:
 def callee_name(fn) -> str | None:
     """The name an application's function is written as (through ``i-app``/``t-app``), if any:
     how an error inside a prelude function names the function the user called."""
-    from ..erasure.erased import EIApp, EVar
-
     while isinstance(fn, EIApp):
         fn = fn.fn
     return fn.name if isinstance(fn, EVar) else None
 
 
+def function_name(fns) -> str:
+    """How size-limit messages name a function array: `iota/s`, or "this application"."""
+    first = host.first(fns) if fns.size else None  # (no reshape: it would copy a broadcast array)
+    return f"`{first.prim.name}`" if isinstance(first, PrimFn) else "this application"
+
+
 def iapp_arg_value(arg, ienv: Mapping[Var, Any]):
     """The run-time value of one ``i-app`` argument: an index, or an erased type argument."""
-    from ..erasure.erase import TypeArg
-
     if isinstance(arg, TypeArg):
         rep = rep_value(arg.rep, ienv)
         if arg.shape is None:
@@ -159,12 +161,6 @@ class PrimContext:
     def uniform_function(self, fns):
         """The function atom if every cell of ``fns`` holds the same one, else None."""
         return host.uniform_atom(fns)
-
-
-def function_name(fns) -> str:
-    """How size-limit messages name a function array: `iota/s`, or "this application"."""
-    first = host.first(fns) if fns.size else None  # (no reshape: it would copy a broadcast array)
-    return f"`{first.prim.name}`" if isinstance(first, PrimFn) else "this application"
 
 
 def check_size(atoms: int, itemsize: int, what: str, span: Span | None, run: RunConfig) -> None:

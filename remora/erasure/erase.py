@@ -10,26 +10,14 @@ keeps the key of the global the checker resolved it to.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from . import erased as E
 from ..backends.base import OBJECT
 from ..statics import typed as T
 from ..statics.indices import SCALAR, Shape
-from ..limits import shape_problem
 from ..statics.types import TArr, TVar, Type, kind_of, prune
 from ..dynamics.values import rep_of
-
-
-@dataclass(frozen=True)
-class TypeArg:
-    """An erased type argument: the shape 𝒯⟦τ⟧ (for Array kinds) and the atoms' representation."""
-
-    shape: Shape | None
-    rep: E.Rep
-
-    def __str__(self) -> str:
-        return str(self.shape) if self.shape is not None else E.show_rep(self.rep)
+from ..limits import shape_problem
 
 
 def erase_type(t: Type) -> Shape:
@@ -104,10 +92,10 @@ def erase(e: T.TyExpr) -> E.EExpr:
     raise TypeError(f"not a typed expression: {e!r}")
 
 
-def _type_arg(t: Type) -> TypeArg:
+def _type_arg(t: Type) -> E.TypeArg:
     if kind_of(t) == "Array":
-        return TypeArg(erase_type(t), rep(t))
-    return TypeArg(None, atom_rep(t))
+        return E.TypeArg(erase_type(t), rep(t))
+    return E.TypeArg(None, atom_rep(t))
 
 
 def erase_atom(a: T.TyAtom) -> E.EAtom:

@@ -72,12 +72,23 @@ class EApp(ENode):
     rep: Rep
 
 
+@dataclass(frozen=True)
+class TypeArg:
+    """An erased type argument: the shape 𝒯⟦τ⟧ (for Array kinds) and the atoms' representation."""
+
+    shape: Shape | None
+    rep: Rep
+
+    def __str__(self) -> str:
+        return str(self.shape) if self.shape is not None else show_rep(self.rep)
+
+
 @dataclass(eq=False)
 class EIApp(ENode):
-    """``(i-app ê_f ι_a ... ι_r)``; an argument is an index, or an atom type's representation."""
+    """``(i-app ê_f ι_a ... ι_r)``; an argument is an index, or an erased type argument."""
 
     fn: "EExpr"
-    args: tuple[Union[Index, Rep], ...]
+    args: tuple[Union[Index, TypeArg], ...]
     result: Shape
     rep: Rep
 

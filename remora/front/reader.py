@@ -132,8 +132,29 @@ def _start_span(source: Source) -> Span:
     return Span(source, source.first_line, 1, source.first_line, 2)
 
 
+def is_incomplete(text: str) -> bool:
+    """Whether ``text`` reads well so far but leaves a bracket open, so that more input may
+    complete it (what a REPL asks before reading another line).  Text with any other reading
+    error is not incomplete: more input cannot mend it, and its error is reported as it stands."""
+    try:
+        _, still_open = _scan_tokens(Source("<input>", text))
+    except RemoraSyntaxError:
+        return False
+    return bool(still_open)
+
+
 def _scan(source: Source) -> list[_Pos]:
     """Tokenize like sexpdata does, returning the position tree or raising a located error."""
+    top, still_open = _scan_tokens(source)
+    if still_open:
+        o = still_open[-1]
+        raise RemoraSyntaxError(f"unclosed `{o.bracket}`: missing `{_CLOSER[o.bracket]}` before the end of the input", o.span)
+    return top
+
+
+def _scan_tokens(source: Source) -> tuple[list[_Pos], list[_Pos]]:
+    """The position tree of every token up to the end of the input, and the brackets still open
+    there (innermost last); a located error for anything Remora cannot read."""
     text = source.text
     line, line_start = source.first_line, 0
     top: list[_Pos] = []
@@ -181,10 +202,7 @@ def _scan(source: Source) -> list[_Pos]:
             except ValueError as exc:
                 raise RemoraSyntaxError(str(exc), span) from None
             (stack[-1].children if stack else top).append(_Pos(span))
-    if stack:
-        o = stack[-1]
-        raise RemoraSyntaxError(f"unclosed `{o.bracket}`: missing `{_CLOSER[o.bracket]}` before the end of the input", o.span)
-    return top
+    return top, stack
 
 
 def _aligned(data: list, positions: list[_Pos], source: Source):

@@ -33,10 +33,11 @@ from ..backends.base import OBJECT
 from ..backends.numpy_backend import DTYPES, REP_OF_DTYPE
 from ..front import syntax as S
 from .session import Session, deep_recursion
-from ..erasure.erase import erase
+from ..erasure.erase import erase, erase_form
 from ..errors import RemoraError, RemoraTypeError, Source, Span
 from ..primitives.registry import PRIMITIVES, Primitive, define
 from ..dynamics.runtime import RunConfig
+from ..statics.primitive_types import primitive_type
 from ..statics.typed import TyDefine, form_type
 from ..statics.types import TArr, TForall, TFun, TPi, TSigma, Type, prune
 from ..dynamics.values import BoxValue, type_of_array
@@ -156,13 +157,7 @@ def _checked(source: str, signature: tuple):
     typed = session.check_text(source, "<source>")
     if not typed:
         raise RemoraTypeError("the program has no forms", Span(Source("<source>", source), 1, 1, 1, 2))
-    return [erase_form_cached(f) for f in typed], form_type(typed[-1]), keys
-
-
-def erase_form_cached(form):
-    from ..erasure.erase import erase_form
-
-    return erase_form(form)
+    return [erase_form(f) for f in typed], form_type(typed[-1]), keys
 
 
 def evaluate(source: str, *, stdin: str = "", **inputs: Any) -> np.ndarray:
@@ -383,7 +378,7 @@ def _define(name: str, signature: str, fn: Callable[..., Any], sorts: dict[str, 
         return ctx.xp.from_numpy(out.reshape(frame + tuple(ctx.result_cell)))
 
     prim = Primitive(name, signature, sorts, doc or f"Registered from Python: {fn!r}.", impl, builtin=False)
-    prim.type  # kind-check the signature now, not at first use
+    primitive_type(prim)  # kind-check the signature now, not at first use
     define(prim)
 
 

@@ -22,7 +22,7 @@ from .session import Session, deep_recursion, describe_form, show_result
 from ..erasure.erase import erase_form
 from ..statics import typed as T
 from ..errors import RemoraError, RemoraSyntaxError, Source, Span
-from ..front.reader import _scan
+from ..front.reader import is_incomplete
 from ..dynamics.runtime import RunConfig
 from .streams import MAX_SOURCE_BYTES, OutputError, SourceError, emit, flush, read_source, report
 from ..statics.typed import TyDefine, TyExprForm, show_term
@@ -39,15 +39,6 @@ Enter Remora expressions or (define ...) forms; brackets may span lines.
   :help           this text
   :quit           leave (Ctrl-D does too)
 Ctrl-C abandons the current input."""
-
-
-def incomplete(text: str) -> bool:
-    """Whether ``text`` still has open brackets (so the REPL should read another line)."""
-    try:
-        _scan(Source("<repl>", text))
-    except RemoraSyntaxError as err:
-        return err.message.startswith("unclosed")
-    return False
 
 
 class Repl:
@@ -112,7 +103,7 @@ class Repl:
             if size > MAX_SOURCE_BYTES:
                 raise InputTooLong(self.input_line, "this input")
             text = "\n".join(lines)
-            if not incomplete(text):
+            if not is_incomplete(text):
                 return text
 
     def run(self) -> int:

@@ -1,5 +1,9 @@
-"""``python -m remora.primitives`` prints the primitive table of ``spec/primitives.md``."""
+"""``python -m remora.primitives`` prints the primitive table of ``spec/primitives.md``.
 
+A tool above the table, not part of it: it asks the statics for each primitive's type.
+"""
+
+from ..statics.primitive_types import primitive_type
 from . import PRIMITIVES
 
 
@@ -25,7 +29,7 @@ def table() -> str:
         elif prim.overload:
             order = ["Int", "Float", "Bool"]
             note += " (x: " + " or ".join(sorted(prim.overload, key=order.index)) + ")"
-        lines.append(f"| `{name}` | `{prim.type_text()}` | {note} |")
+        lines.append(f"| `{name}` | `{primitive_type(prim)}` | {note} |")
     return "\n".join(lines) + "\n"
 
 

@@ -463,7 +463,7 @@ def _iota_of_shape(ctx, dims: tuple[int, ...], what: str):
 
 
 @primitive(
-    "iota/s", "(-> () (Arr Int s))", "s:Shape", wants_indices=True,
+    "iota/s", "(-> () (Arr Int s))", "s:Shape",
     doc="((i-app iota/s (Shp 2 3))) is [[0 1 2] [3 4 5]]: 0, 1, 2, … in the shape given as an index.",
 )
 def _iota_s(ctx):

@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from ..errors import RemoraTypeError
 from .indices import Dim, Shape, Var, show_index
-from .infer import Application, _index_metas, _least, _prefix_ordered
-from .unknowns import Sol, settle_pending, u_shapes, u_types, walk, walk_index, walk_shape
 from .types import TArr, Type, prune, show_type
+from .unknowns import (
+    Sol, frames_fit, index_unknowns, least_value, settle_pending, u_shapes, u_types, walk, walk_index, walk_shape,
+)
+
+if TYPE_CHECKING:  # (the explanation is asked for by an Application, which imports this module)
+    from .infer import Application
 
 
 @dataclass
@@ -56,7 +60,7 @@ def _combine(app: Application, indices: list[int], sol: Sol, frames: list) -> It
     if not indices:
         for s in settle_pending(sol):
             walked = [walk_shape(f, s) for f in frames]
-            yield Fit(s, walked, _prefix_ordered([walk_shape(app.callee.shape, s)] + walked))
+            yield Fit(s, walked, frames_fit([walk_shape(app.callee.shape, s)] + walked))
         return
     for s, frame, _ in app.match_arg(indices[0], sol, 10**6):
         yield from _combine(app, indices[1:], s, frames + [frame])
@@ -137,13 +141,13 @@ def _shown(u, sol: Sol) -> str:
     empty, as the rule prefers, so ``(++ F (Shp 2))`` reads ``(Shp 2)``."""
     value = _value(u, sol)
     if isinstance(value, (Dim, Shape)):
-        metas = _index_metas(Shape((value,)) if isinstance(value, Dim) else value)
+        metas = index_unknowns(Shape((value,)) if isinstance(value, Dim) else value)
     elif isinstance(prune(value), TArr):
-        metas = _index_metas(walk_shape(prune(value).shape, sol))
+        metas = index_unknowns(walk_shape(prune(value).shape, sol))
     else:
         metas = []
     for m in metas:
-        sol = sol.with_index(m, _least(m, False))
+        sol = sol.with_index(m, least_value(m, False))
     value = _value(u, sol)
     if isinstance(value, (Dim, Shape)):
         return show_index(value)

@@ -11,6 +11,7 @@ concrete counterexample.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional, Sequence
 
 from . import smt
 from ..errors import RemoraTypeError, Span
@@ -33,15 +34,30 @@ def cell_frame(arg_shape: Shape, cell: Shape) -> Shape | None:
     return strip_suffix(arg_shape, cell)
 
 
+def join(frames: Sequence[Shape]) -> tuple[int, Optional[int]]:
+    """The principal frame: the position of the largest frame, every other a prefix of it (the
+    join in the prefix order) — or, if the frames are not totally ordered, the position of the
+    largest so far and of the first frame that is neither its prefix nor extends it."""
+    best = 0
+    for i in range(1, len(frames)):
+        if strip_prefix(frames[i], frames[best]) is not None:
+            best = i
+        elif strip_prefix(frames[best], frames[i]) is None:
+            return best, i
+    return best, None
+
+
+def prefix_ordered(frames: Sequence[Shape]) -> bool:
+    """Whether the frames are totally ordered by prefix (so they have a principal frame)."""
+    return join(frames)[1] is None
+
+
 def principal_frame(parts: list[FramePart], where: Span) -> Shape:
     """The join of the frames (prefix order), or a type error naming two incompatible ones."""
-    best = parts[0]
-    for part in parts[1:]:
-        if strip_prefix(part.frame, best.frame) is not None:
-            best = part
-        elif strip_prefix(best.frame, part.frame) is None:
-            raise _incompatible(best, part, where)
-    return best.frame
+    best, clash = join([p.frame for p in parts])
+    if clash is not None:
+        raise _incompatible(parts[best], parts[clash], where)
+    return parts[best].frame
 
 
 def _describe(part: FramePart) -> str:

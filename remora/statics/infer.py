@@ -28,12 +28,18 @@ from typing import Iterator, Optional
 
 from . import smt
 from . import typed as T
+from .builders import index_application, type_application
+from .conflicts import explain_conflict
 from ..errors import RemoraTypeError
-from .indices import SCALAR, Dim, Shape, Var, dim_var, free_vars as index_free_vars, show_index, strip_prefix
+from .indices import SCALAR, Dim, Shape, Var, dim_var, show_index
 from .unknowns import (
     IMeta,
     Sol,
+    frames_fit,
+    has_index_unknowns,
     head,
+    index_unknowns,
+    least_value,
     settle_pending,
     u_shapes,
     u_types,
@@ -42,7 +48,7 @@ from .unknowns import (
     walk_shape,
 )
 from .types import AtomMeta, TArr, TForall, TFun, TPi, TSigma, TVar, Type, describe_allowed, prune, show_type, subst
-from .unify import restrict, unify
+from .unify import commit
 
 NUMERIC = frozenset({"Int", "Float"})
 
@@ -154,7 +160,7 @@ class Application:
         for cost in sorted(totals):
             complete: dict[str, Found] = {}
             for found in self._paths(0, Sol(), [], [], cost):
-                if any(f is not None and _has_meta_items(f) for f in found.lifts):
+                if any(f is not None and has_index_unknowns(f) for f in found.lifts):
                     # Nothing but the lifting frame fixes some variable: every frame fits (D18).
                     raise self._lifting_ambiguous(found)
                 missing = self._unsolved(found.sol)
@@ -184,7 +190,7 @@ class Application:
                 return
             for s in settle_pending(sol):
                 walked = [walk_shape(f, s) for f in frames]
-                if _prefix_ordered([walk_shape(self.callee.shape, s)] + walked):
+                if frames_fit([walk_shape(self.callee.shape, s)] + walked):
                     yield Found(s, walked, [None if f is None else walk_shape(f, s) for f in lifts])
             return
         for s, frame, lift in self.match_arg(i, sol, budget, self.options[i]):
@@ -254,8 +260,8 @@ class Application:
     def _lifting_ambiguous(self, found: Found) -> RemoraTypeError:
         """A solution whose lifting frame is still unknown stands for one instantiation per frame:
         name two of them (the frame's unknowns at their least, and one of them a step larger)."""
-        i = next(k for k, f in enumerate(found.lifts) if f is not None and _has_meta_items(f))
-        bumped = _index_metas(found.lifts[i])[0]
+        i = next(k for k, f in enumerate(found.lifts) if f is not None and has_index_unknowns(f))
+        bumped = index_unknowns(found.lifts[i])[0]
         a, b = (self.instantiation_text(self._grounded(found.sol, bump)) for bump in (None, bumped))
         if a == b:
             a += f" with argument {i + 1} lifted over {_grounded_shape(found.lifts[i], None)}"
@@ -275,16 +281,14 @@ class Application:
             for u in level.unknowns:
                 value = _resolved(u, sol)
                 if isinstance(value, (Dim, Shape)):
-                    metas += _index_metas(Shape((value,)) if isinstance(value, Dim) else value)
+                    metas += index_unknowns(Shape((value,)) if isinstance(value, Dim) else value)
                 elif isinstance(value, TArr):
-                    metas += _index_metas(value.shape)
+                    metas += index_unknowns(value.shape)
         for m in dict.fromkeys(metas + ([bump] if bump is not None else [])):
-            sol = sol.with_index(m, _least(m, m is bump))
+            sol = sol.with_index(m, least_value(m, m is bump))
         return sol
 
     def _no_fit(self) -> RemoraTypeError:
-        from .conflicts import explain_conflict
-
         fits = []
         for i in range(len(self.args)):
             options = list(self.match_arg(i, Sol(), 10**6))
@@ -349,7 +353,7 @@ class Application:
 
     def elaborate(self, found: Found) -> tuple[T.TyExpr, tuple[T.TyExpr, ...]]:
         """Commit the solution and write it into the typed tree."""
-        _commit(found.sol)
+        commit(found.sol)
         fn = _instantiate(self.fn, self.levels, found.sol)
         args = []
         for arg, levels, lift in zip(self.args, self.arg_levels, found.lifts):
@@ -360,7 +364,7 @@ class Application:
         return fn, tuple(args)
 
 
-def elaborate_application(checker, e, fn: T.TyExpr, args: tuple[T.TyExpr, ...], name: str):
+def elaborate_application(e, fn: T.TyExpr, args: tuple[T.TyExpr, ...], name: str):
     """The instantiated function array and arguments for ``(fn args ...)``."""
     problem = Application(e, fn, args, name)
     try:
@@ -421,18 +425,7 @@ def _lifted_pairs(pairs, lift: Shape, sol: Sol) -> Iterator[tuple[Sol, Shape]]:
             yield from _lifted_pairs(rest, lift, s)
 
 
-def _commit(sol: Sol) -> None:
-    for meta, value in sol.atoms.items():
-        if not unify(meta, walk(value, sol)):
-            raise AssertionError("inference committed an inconsistent solution")
-    for meta, allowed in sol.allowed.items():
-        if isinstance(prune(meta), AtomMeta):
-            restrict(prune(meta), allowed)  # type: ignore[arg-type]
-
-
 def _instantiate(node: T.TyExpr, levels: list[Level], sol: Sol) -> T.TyExpr:
-    from .typecheck import index_application, type_application
-
     for level in levels:
         values = tuple(_resolved(u, sol) for u in level.unknowns)
         if level.kind == "i":
@@ -497,47 +490,10 @@ def _lift_cost(found: Found) -> int:
     return sum(len(f.items) for f in found.lifts if f is not None)
 
 
-def _rank(t: Type) -> int:
-    t = prune(t)
-    return len(t.shape.items) if isinstance(t, TArr) else 0
-
-
-def _prefix_ordered(frames: list[Shape]) -> bool:
-    if any(_has_meta_items(f) for f in frames):
-        return False
-    best = frames[0]
-    for f in frames[1:]:
-        if strip_prefix(f, best) is not None:
-            best = f
-        elif strip_prefix(best, f) is None:
-            return False
-    return True
-
-
-def _has_meta_items(s: Shape) -> bool:
-    return any(isinstance(v, IMeta) for v in index_free_vars(s))
-
-
-def _index_metas(s: Shape) -> list[IMeta]:
-    """The unknowns in ``s``, in order of appearance."""
-    out: list[IMeta] = []
-    for item in s.items:
-        for v in [item] if isinstance(item, Var) else [v for v, _ in item.terms]:
-            if isinstance(v, IMeta) and v not in out:
-                out.append(v)
-    return out
-
-
-def _least(m: IMeta, bumped: bool) -> Dim | Shape:
-    if m.sort == "Shape":
-        return Shape((Dim(1),)) if bumped else SCALAR
-    return Dim(1 if bumped else 0)
-
-
 def _grounded_shape(s: Shape, bump: Optional[IMeta]) -> Shape:
     sol = Sol()
-    for m in _index_metas(s):
-        sol = sol.with_index(m, _least(m, m is bump))
+    for m in index_unknowns(s):
+        sol = sol.with_index(m, least_value(m, m is bump))
     return walk_shape(s, sol)
 
 
@@ -548,10 +504,10 @@ def _has_unknowns(u, sol: Sol, own: set) -> bool:
     argument) counts as determined: that one is settled later, by defaulting if need be.
     """
     if isinstance(u, (Dim, Shape)):
-        return _has_meta_items(Shape((walk_index(u, sol),))) if isinstance(u, Dim) else _has_meta_items(walk_index(u, sol))
+        return has_index_unknowns(Shape((walk_index(u, sol),))) if isinstance(u, Dim) else has_index_unknowns(walk_index(u, sol))
     value = walk(u, sol)
     if isinstance(value, TArr):
-        return head(value.atom, sol) in own or _has_meta_items(value.shape)
+        return head(value.atom, sol) in own or has_index_unknowns(value.shape)
     return value in own
 
 

@@ -13,14 +13,13 @@ from typing import Optional
 
 from ..front import syntax as S
 from ..errors import RemoraTypeError, Span
+from ..limits import MAX_RANK  # (D29: a written array type with more axes is a type error)
 from .indices import Dim, Index, Shape, Var, dim_add, dim_var, show_index
 from .spelling import did_you_mean
 from .types import BASE_TYPES, TArr, TForall, TFun, TPi, TSigma, TVar, Type, kind_of, show_type
 
 INDEX_SORTS = ("Dim", "Shape")
 TYPE_KINDS = ("Atom", "Array", "Numeric")
-#: NumPy's limit on the number of axes (D29): a written array type with more is a type error
-MAX_RANK = 64
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The typing judgment ``Θ; Δ; Γ ⊢ t : τ`` (paper Fig. 7), producing the typed tree.
 
-One method per typing rule, named after it.  Index equality is canonical-form
+One method per typing rule, named after it (``t_var``, ``t_app``, ``t_unbox``, …), reached
+through one table from syntax class to rule (:data:`RULES`).  Index equality is canonical-form
 equality (:mod:`remora.statics.indices`); type equivalence (T-EQV) is
 :func:`remora.statics.unify.unify`, which also settles the atom type of overloaded
 primitives from their context.  Applications of ``Forall``/``Pi`` functions
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 from . import smt
 from ..front import syntax as S
@@ -20,7 +21,9 @@ from ..errors import RemoraTypeError, Span, span_text
 from .infer import elaborate_application, needs_inference
 from .frames import FramePart, cell_frame, counterexample_clause, principal_frame, shapes_differ_message
 from .indices import SCALAR, Index, Shape, Var, concrete_shape
+from .builders import framed, index_application, ranked, type_application
 from .kinding import Scope, fresh_vars, kind_type, sort_index
+from .primitive_types import instantiate
 from ..front.parse import BASE_TYPE_NAMES
 from ..primitives import PRIMITIVES, is_primitive
 from .spelling import did_you_mean
@@ -142,17 +145,17 @@ class Checker:
     # --- expressions ------------------------------------------------------------
 
     def synth(self, e: S.Expr, env: Env) -> T.TyExpr:
-        method = getattr(self, "t_" + type(e).__name__.lower())
-        return method(e, env)
+        """``e``'s type by the rule for its syntax class (:data:`RULES`), as a typed tree."""
+        return RULES[type(e)](self, e, env)
 
-    def t_ref(self, e: S.Ref, env: Env) -> T.TyExpr:  # T-VAR (and T-OP for a primitive name)
+    def t_var(self, e: S.Ref, env: Env) -> T.TyExpr:  # T-VAR (and T-OP for a primitive name)
         found = env.gamma.lookup(e.name)
         if isinstance(found, T.Global):
             return T.TyRef(found.type, e.span, e.name, found.key)
         if found is not None:
             return T.TyRef(found, e.span, e.name)
         if is_primitive(e.name):
-            prim = self.t_prim(S.Prim(e.name, e.span), env)
+            prim = self.t_op(S.Prim(e.name, e.span), env)
             return T.TyArray(TArr(prim.type, SCALAR), e.span, (), (prim,))
         if e.name in BASE_TYPE_NAMES:
             raise RemoraTypeError(f"`{e.name}` is a type, not an expression", e.span)
@@ -160,7 +163,7 @@ class Checker:
         hint = f"; did you mean `{close}`?" if close else ""
         raise RemoraTypeError(f"unbound variable `{e.name}`{hint}", e.span)
 
-    def t_arraylit(self, e: S.ArrayLit, env: Env) -> T.TyExpr:  # T-ARRAY
+    def t_array(self, e: S.ArrayLit, env: Env) -> T.TyExpr:  # T-ARRAY
         atoms = tuple(self.atom(a, env) for a in e.atoms)
         _check_count(len(atoms), e.dims, "array literal", "atoms", e.span)
         atom_type = atoms[0].type
@@ -173,7 +176,7 @@ class Checker:
                 )
         return T.TyArray(ranked(TArr(atom_type, concrete_shape(e.dims)), e.span), e.span, e.dims, atoms)
 
-    def t_emptyarray(self, e: S.EmptyArray, env: Env) -> T.TyExpr:  # T-EMPTYARRAY
+    def t_empty_array(self, e: S.EmptyArray, env: Env) -> T.TyExpr:  # T-EMPTYARRAY
         atom_type = kind_type(e.atom_type, env.scope, "Atom")
         return T.TyArray(ranked(TArr(atom_type, concrete_shape(e.dims)), e.span), e.span, e.dims, ())
 
@@ -186,7 +189,7 @@ class Checker:
                 raise RemoraTypeError(_cells_differ(first, c.type, i), c.span)
         return T.TyFrame(ranked(TArr(first.atom, concrete_shape(e.dims) + first.shape), e.span), e.span, e.dims, cells)
 
-    def t_emptyframe(self, e: S.EmptyFrame, env: Env) -> T.TyExpr:  # T-EMPTYFRAME
+    def t_empty_frame(self, e: S.EmptyFrame, env: Env) -> T.TyExpr:  # T-EMPTYFRAME
         cell = _array_type(kind_type(e.cell_type, env.scope, "Array"), "the cell type of an empty frame", e.span)
         return T.TyFrame(ranked(TArr(cell.atom, concrete_shape(e.dims) + cell.shape), e.span), e.span, e.dims, ())
 
@@ -195,7 +198,7 @@ class Checker:
         args = tuple(self.synth(a, env) for a in e.args)
         fn_type = _array_type(fn.type, "the function position", fn.span)
         if needs_inference(fn_type, args):
-            fn, args = elaborate_application(self, e, fn, args, _describe_fn(e.fn))
+            fn, args = elaborate_application(e, fn, args, _describe_fn(e.fn))
             fn_type = _array_type(fn.type, "the function position", fn.span)
         atom = prune(fn_type.atom)
         if not isinstance(atom, TFun):
@@ -216,7 +219,7 @@ class Checker:
         for i, (arg, param) in enumerate(zip(args, fun.params), start=1):
             parts.append(self._argument_frame(i, arg, prune(param), name, e, args, fun))
         frame = principal_frame(parts, e.span)
-        return T.TyApp(_framed(fun.result, frame, "the result of this application", e.span), e.span, fn, args)
+        return T.TyApp(framed(fun.result, frame, "the result of this application", e.span), e.span, fn, args)
 
     def _argument_frame(self, i, arg, param, name, e, args, fun) -> FramePart:
         if isinstance(param, TVar):  # an Array-kinded type variable: the argument must be exactly that
@@ -322,10 +325,10 @@ class Checker:
                 "the unbox; hide it in a box (box … (Sigma …)) or reduce it away",
                 e.body.span,
             )
-        result = _framed(body.type, boxed_type.shape, "the result of this unbox", e.span)
+        result = framed(body.type, boxed_type.shape, "the result of this unbox", e.span)
         return T.TyUnbox(result, e.span, tuple(vars_), e.value_name, boxed, body)
 
-    def t_let(self, e: S.Let, env: Env) -> T.TyExpr:
+    def t_let(self, e: S.Let, env: Env) -> T.TyExpr:  # the let sugar: nested β-redexes (T-APP, T-LAM)
         """Sequential bindings in ONE scope, filled as they are checked: binding i is checked
         while the scope holds bindings 0 … i−1 only (checking is done with a binding before the
         next is added, and nothing keeps Γ afterwards), and lookups stay one probe per scope —
@@ -343,14 +346,15 @@ class Checker:
     # --- atoms ------------------------------------------------------------------
 
     def atom(self, a: S.Atom, env: Env) -> T.TyAtom:
-        return getattr(self, "t_" + type(a).__name__.lower())(a, env)
+        """``a``'s type by the rule for its syntax class (:data:`RULES`), as a typed atom."""
+        return RULES[type(a)](self, a, env)
 
-    def t_lit(self, a: S.Lit, env: Env) -> T.TyAtom:  # base values
+    def t_lit(self, a: S.Lit, env: Env) -> T.TyAtom:  # base values (Int, Float, Bool constants)
         t = BOOL if isinstance(a.value, bool) else INT if isinstance(a.value, int) else FLOAT
         return T.TyLit(t, a.span, a.value)
 
-    def t_prim(self, a: S.Prim, env: Env) -> T.TyPrim:  # T-OP
-        t = PRIMITIVES[a.name].instantiate(a.name)
+    def t_op(self, a: S.Prim, env: Env) -> T.TyPrim:  # T-OP
+        t = instantiate(PRIMITIVES[a.name], a.name)
         self.pending.extend(metas(t))
         return T.TyPrim(t, a.span, a.name)
 
@@ -394,34 +398,34 @@ class Checker:
         return T.TyBox(sigma, a.span, tuple(indices), body)
 
 
-# ---------------------------------------------------------------------------
-# T-TAPP and T-IAPP once their arguments are known (also used by inference)
-
-
-def type_application(fn: T.TyExpr, types: tuple[Type, ...], span: Span, implicit: bool = False) -> T.TyTApp:
-    """``(t-app fn τ ...)``: substitute into the Forall body and frame it by fn's frame."""
-    fn_type = prune(fn.type)
-    univ = prune(fn_type.atom)  # type: ignore[union-attr]
-    body = subst(univ.body, dict(zip(univ.vars, types)))  # type: ignore[union-attr]
-    result = _framed(body, fn_type.shape, "the result of this t-app", span)  # type: ignore[union-attr]
-    return T.TyTApp(result, span, fn, types, implicit)
-
-
-def index_application(fn: T.TyExpr, indices: tuple[Index, ...], span: Span, implicit: bool = False) -> T.TyIApp:
-    """``(i-app fn ι ...)``: substitute into the Pi body and frame it by fn's frame."""
-    fn_type = prune(fn.type)
-    pi = prune(fn_type.atom)  # type: ignore[union-attr]
-    body = subst(pi.body, dict(zip(pi.vars, indices)))  # type: ignore[union-attr]
-    result = _framed(body, fn_type.shape, "the result of this i-app", span)  # type: ignore[union-attr]
-    return T.TyIApp(result, span, fn, indices, implicit)
-
-
 def kind_fits(t: Type, kind: str) -> bool:
     """Whether a type of ``t``'s kind may instantiate a variable of kind ``kind`` (Numeric ⊂ Atom)."""
     if kind == "Numeric":
         t = prune(t)
         return (isinstance(t, TBase) and t.name in ("Int", "Float")) or (isinstance(t, TVar) and t.var.sort == "Numeric")
     return kind_of(t) == kind
+
+
+#: Fig. 7 as a table: each syntax class, and the typing rule (a method named after it) that
+#: types it.  T-EQV is not a row: it is ``unify`` inside the rules, wherever two types must agree.
+RULES: dict[type, Callable] = {
+    S.Ref: Checker.t_var,
+    S.ArrayLit: Checker.t_array,
+    S.EmptyArray: Checker.t_empty_array,
+    S.Frame: Checker.t_frame,
+    S.EmptyFrame: Checker.t_empty_frame,
+    S.App: Checker.t_app,
+    S.TApp: Checker.t_tapp,
+    S.IApp: Checker.t_iapp,
+    S.Unbox: Checker.t_unbox,
+    S.Let: Checker.t_let,
+    S.Lit: Checker.t_lit,
+    S.Prim: Checker.t_op,
+    S.Lam: Checker.t_lam,
+    S.TLam: Checker.t_tlam,
+    S.ILam: Checker.t_ilam,
+    S.Box: Checker.t_box,
+}
 
 
 # ---------------------------------------------------------------------------
@@ -445,32 +449,6 @@ def _array_type(t: Type, what: str, span: Span) -> TArr:
         f"{what} has type {show_type(t)}, a type variable of kind Array: its shape is unknown here, so it "
         "cannot be lifted or framed; instantiate it (t-app) first",
         span
-    )
-
-
-MAX_RANK = 64  # NumPy's limit on the number of axes of an array
-
-
-def ranked(t: TArr, span: Span) -> TArr:
-    """``t``, unless it has more axes than an array can have (a located error, not a NumPy crash)."""
-    if len(t.shape.items) > MAX_RANK:
-        raise RemoraTypeError(
-            f"this array would have {len(t.shape.items)} axes; arrays have at most {MAX_RANK} (NumPy's limit)", span
-        )
-    return t
-
-
-def _framed(t: Type, frame: Shape, what: str, span: Span) -> Type:
-    """``(Arr τ (++ frame ι))`` for ``t = (Arr τ ι)`` — the result type of a lifted application."""
-    t = prune(t)
-    if isinstance(t, TArr):
-        return ranked(TArr(t.atom, frame + t.shape), span)
-    if not frame.items:
-        return t
-    raise RemoraTypeError(
-        f"{what} would be the Array type variable {show_type(t)} lifted over the frame {frame}, "
-        "which no type can say; instantiate it first",
-        span,
     )
 
 

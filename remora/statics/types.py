@@ -1,12 +1,13 @@
-"""Types (paper Fig. 1), their equivalence (Fig. 8) and printing.
+"""Types (paper Fig. 1), substitution and printing.
 
 Types are immutable trees whose indices are already canonical
 (:mod:`remora.statics.indices`), so TEQV-ARRAY's ``VALID [ι ≡ ι']`` is structural equality
-of canonical forms, and type equivalence is α-equivalence on top of that.
+of canonical forms, and type equivalence (Fig. 8) is α-equivalence on top of that: it is
+:func:`remora.statics.unknowns.u_types`.
 
 :class:`AtomMeta` is an atom type not yet known: an occurrence of an overloaded
 primitive (``+`` on ``Int`` or ``Float``) or an instantiation being inferred.
-It is solved by unification in :mod:`remora.statics.unify`.
+It is solved by unification (:mod:`remora.statics.unify`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Mapping, Union
 
-from .indices import Dim, Index, Shape, Var, free_vars as index_free_vars, show_shape, subst_index, subst_shape
+from .indices import Dim, Index, Shape, Var, free_vars as index_free_vars, show_shape, subst_shape
 
 
 class Type:
@@ -228,53 +229,6 @@ def var_replacement(v: Var) -> Replacement:
     return _var_as(v, v)
 
 
-def subst_index_in(ix: Index, m: Mapping[Var, Replacement]) -> Index:
-    return subst_index(ix, {k: v for k, v in m.items() if not isinstance(v, Type)})
-
-
-# ---------------------------------------------------------------------------
-# Equivalence (Fig. 8): α-equivalence plus canonical index equality
-
-def equivalent(a: Type, b: Type) -> bool:
-    return _equiv(prune(a), prune(b), {})
-
-
-def _equiv(a: Type, b: Type, ren: dict[Var, Var]) -> bool:
-    a, b = prune(a), prune(b)
-    if isinstance(a, AtomMeta) or isinstance(b, AtomMeta):
-        return a is b
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, TBase):
-        return a == b
-    if isinstance(a, TVar):
-        return ren.get(a.var, a.var) is b.var  # type: ignore[attr-defined]
-    if isinstance(a, TArr):
-        return _equiv(a.atom, b.atom, ren) and _rename_shape(a.shape, ren) == b.shape  # type: ignore[attr-defined]
-    if isinstance(a, TFun):
-        return len(a.params) == len(b.params) and all(  # type: ignore[attr-defined]
-            _equiv(p, q, ren) for p, q in zip(a.params, b.params)  # type: ignore[attr-defined]
-        ) and _equiv(a.result, b.result, ren)  # type: ignore[attr-defined]
-    if isinstance(a, (TForall, TPi, TSigma)):
-        if len(a.vars) != len(b.vars) or any(x.sort != y.sort for x, y in zip(a.vars, b.vars)):  # type: ignore[attr-defined]
-            return False
-        inner = dict(ren)
-        inner.update(zip(a.vars, b.vars))  # type: ignore[attr-defined]
-        return _equiv(a.body, b.body, inner)  # type: ignore[attr-defined]
-    return False
-
-
-def _rename_shape(s: Shape, ren: dict[Var, Var]) -> Shape:
-    if not ren:
-        return s
-    m: dict[Var, Index] = {}
-    for v in index_free_vars(s):
-        w = ren.get(v)
-        if w is not None:
-            m[v] = _var_as(v, w)  # type: ignore[assignment]
-    return subst_shape(s, m) if m else s
-
-
 # ---------------------------------------------------------------------------
 # Printing in the paper's syntax
 
@@ -320,9 +274,3 @@ def describe_allowed(m: AtomMeta) -> str:
         return "any atom type"
     order = ["Int", "Float", "Bool"]
     return " or ".join(sorted(m.allowed, key=lambda n: order.index(n) if n in order else len(order)))
-
-
-def show_index_or_type(r: Replacement) -> str:
-    from .indices import show_index
-
-    return show_type(r) if isinstance(r, Type) else show_index(r)

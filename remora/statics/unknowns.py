@@ -1,9 +1,14 @@
-"""Solving for unknown indices and atom types, with backtracking (used by :mod:`remora.statics.infer`).
+"""Type equivalence (T-EQV, Fig. 8) with unknown indices and atom types, with backtracking.
+
+The one implementation of ``≅``: inference (:mod:`remora.statics.infer`) searches over its
+solutions; the checker (:func:`remora.statics.unify.unify`) commits the first.
 
 A :class:`Sol` is an immutable set of tentative solutions: unknown indices
 (:class:`IMeta`) to canonical indices, unknown atom types to types.  Every
 ``u_*`` function yields each way to extend a solution so that two things are
-equal; a generator that yields nothing means "impossible here".
+equal; a generator that yields nothing means "impossible here".  Without
+unknowns, ``u_types`` is TEQV-ARRAY/FN/UNIV/PI/SIGMA exactly: α-equivalence with
+canonical index equality.
 
 Shapes are unified as sequences of canonical components: a shape unknown may
 stand for any run of consecutive components (so several splits can be
@@ -19,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Iterator, Optional
 
+from .frames import prefix_ordered
 from .indices import Dim, Index, Shape, Var, dim_add, free_vars as index_free_vars, subst_dim
 from .types import (
     AtomMeta,
@@ -35,7 +41,6 @@ from .types import (
     subst,
     var_replacement,
 )
-from .unify import fits_allowed
 
 
 class IMeta(Var):
@@ -126,8 +131,30 @@ def allowed_of(m: AtomMeta, sol: Sol):
     return sol.allowed.get(m, m.allowed)
 
 
-def unsolved_index_metas(t: Type, sol: Sol) -> set[IMeta]:
-    return {v for v in free_vars(walk(t, sol)) if isinstance(v, IMeta)}
+def index_unknowns(s: Shape) -> list[IMeta]:
+    """The unknowns in ``s``, in order of appearance."""
+    out: list[IMeta] = []
+    for item in s.items:
+        for v in [item] if isinstance(item, Var) else [v for v, _ in item.terms]:
+            if isinstance(v, IMeta) and v not in out:
+                out.append(v)
+    return out
+
+
+def has_index_unknowns(s: Shape) -> bool:
+    return any(isinstance(v, IMeta) for v in index_free_vars(s))
+
+
+def least_value(m: IMeta, bumped: bool = False) -> Dim | Shape:
+    """An unknown index's least value (a Dim 0, a Shape empty), or one step larger (1, ``(Shp 1)``)."""
+    if m.sort == "Shape":
+        return Shape((Dim(1),)) if bumped else Shape(())
+    return Dim(1 if bumped else 0)
+
+
+def frames_fit(frames: list[Shape]) -> bool:
+    """T-APP's condition on a solution's frames: known (no unknowns left) and prefix-ordered."""
+    return not any(has_index_unknowns(f) for f in frames) and prefix_ordered(frames)
 
 
 # ---------------------------------------------------------------------------
@@ -207,6 +234,13 @@ def _bind_atom(m: AtomMeta, t: Type, sol: Sol) -> Iterator[Sol]:
     if _occurs(m, t, sol):
         return
     yield sol.with_atom(m, t)
+
+
+def fits_allowed(t: Type, allowed: frozenset[str]) -> bool:
+    """Whether ``t`` is one of the atom types an overloaded unknown may be."""
+    if isinstance(t, TBase):
+        return t.name in allowed
+    return isinstance(t, TVar) and t.var.sort == "Numeric" and {"Int", "Float"} <= allowed
 
 
 def _occurs(m: AtomMeta, t: Type, sol: Sol) -> bool:

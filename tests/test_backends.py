@@ -190,3 +190,21 @@ def test_a_run_time_error_in_a_primitive_is_located():
     with pytest.raises(RemoraRuntimeError) as info:
         Session().run_text("(+ 1 (/ 1 0))", "<test>").__next__()
     assert info.value.message == "Int division by zero" and info.value.span is not None
+
+
+def test_what_the_engines_remember_of_a_program_keeps_none_of_it_alive():
+    # The annotation memo and the per-backend literal constants are keyed by erased node: they
+    # must forget a program that is gone (a REPL or a long-lived Function makes new nodes forever).
+    import gc
+    import weakref
+
+    from remora.erasure.erase import erase_form
+
+    session = Session()
+    forms = [erase_form(f) for f in session.check_text("((λ ((x [Int 3])) (+ x [1 2 3])) [[1 2 3] [4 5 6]])", "<test>")]
+    for form in forms:
+        session.engine.eval_form(form)
+    alive = [weakref.ref(n) for f in forms for n in _nodes(f) if hasattr(n, "span")]
+    del forms, form
+    gc.collect()
+    assert not [r for r in alive if r() is not None]

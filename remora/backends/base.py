@@ -40,6 +40,7 @@ reductions: the primitive table never holds a library's function.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Sequence
 
 #: The representation of functions and boxes: host-side object arrays, on every backend.
@@ -52,6 +53,38 @@ ASSOCIATIVE = ("add", "multiply", "minimum", "maximum", "logical_and", "logical_
 Array = Any
 
 
+class NodeTable:
+    """A table keyed by objects' identity — erased nodes — that forgets an entry when its key is
+    collected: a cache of what a program's nodes mean at run time lasts as long as the program,
+    and keeps no node alive.  (A lookup is an ``id`` and a dictionary access: these tables are on
+    the engine's path for every application and every literal.)"""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[weakref.ref, Any]] = {}
+
+    def get(self, key: Any) -> Any:
+        """The value stored for ``key`` itself, or None."""
+        entry = self._entries.get(id(key))
+        if entry is not None and entry[0]() is key:
+            return entry[1]
+        return None
+
+    def set(self, key: Any, value: Any) -> None:
+        entries = self._entries
+
+        def forget(ref: weakref.ref, k: int = id(key)) -> None:
+            entry = entries.get(k)
+            if entry is not None and entry[0] is ref:  # (not a newer key that took the same id)
+                entries.pop(k, None)
+
+        entries[id(key)] = (weakref.ref(key, forget), value)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
 class Backend:
     """The operations on atom data.  Subclasses implement every method; this class documents
     them (each raises ``NotImplementedError`` here) and provides what follows from the others."""
@@ -59,13 +92,9 @@ class Backend:
     #: the name users choose the backend by (``--backend=NAME``)
     name = "abstract"
 
-    #: how many literal constants a backend keeps made (then it starts over: a long session keeps
-    #: making new erased nodes, and the table holds them)
-    CONSTANTS_LIMIT = 100_000
-
     def __init__(self) -> None:
         #: arrays made from a program's literal constants, by erased node, made once per backend
-        self.constants: dict[Any, Array] = {}
+        self.constants = NodeTable()
 
     # --- representations and conversions --------------------------------------------------
 
@@ -107,9 +136,8 @@ class Backend:
         backend; callers never write to it."""
         hit = self.constants.get(key)
         if hit is None:
-            if len(self.constants) > self.CONSTANTS_LIMIT:
-                self.constants.clear()
-            hit = self.constants[key] = self.read_only(self.reshape(self.asarray(values, rep), shape))
+            hit = self.read_only(self.reshape(self.asarray(values, rep), shape))
+            self.constants.set(key, hit)
         return hit
 
     def read_only(self, x: Array) -> Array:

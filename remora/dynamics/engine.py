@@ -29,7 +29,7 @@ import threading
 
 from .. import backends
 from ..backends import Backend, host
-from ..backends.base import OBJECT
+from ..backends.base import OBJECT, NodeTable
 from ..erasure import erased as E
 from ..errors import RemoraRuntimeError, relocate_library_error
 from ..primitives import PRIMITIVES
@@ -54,11 +54,6 @@ from .runtime import (
 )
 from .values import BoxValue, PrimFn
 
-#: How many annotation values the side table keeps before it starts over (a bound on memory:
-#: a long session keeps making new erased nodes).
-MEMO_LIMIT = 100_000
-
-
 class _Running(threading.local):
     """Per-thread state of the evaluations an engine has under way."""
 
@@ -74,8 +69,8 @@ class Frames:
         self.globals: dict[str, object] = {}
         #: i-app results of unbatched abstractions, by (node, abstraction, index values)
         self._instances: dict[tuple, tuple] = {}
-        #: the shapes in erased annotations, by (node, field): see :meth:`annotation`
-        self._memo: dict[tuple, tuple] = {}
+        #: the shapes in erased annotations, by node and field: see :meth:`annotation`
+        self._memo = NodeTable()
         #: what describes an evaluation under way is its thread's (a Function may run in several
         #: threads at once); the caches above hold values that depend only on their keys
         self._running = _Running()
@@ -108,14 +103,15 @@ class Frames:
     # nodes but never an environment, and a hit must be the very same environment object.)
 
     def annotation(self, e, field: str, ienv, compute):
-        key = (e, field)
-        hit = self._memo.get(key)
+        fields = self._memo.get(e)
+        if fields is None:
+            fields = {}
+            self._memo.set(e, fields)
+        hit = fields.get(field)
         if hit is not None and hit[0] is ienv:
             return hit[1]
         value = compute()
-        if len(self._memo) > MEMO_LIMIT:
-            self._memo.clear()
-        self._memo[key] = (ienv, value)
+        fields[field] = (ienv, value)
         return value
 
     def shape(self, e, field: str, ienv) -> tuple:

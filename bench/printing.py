@@ -21,7 +21,7 @@ def _recursive(value: np.ndarray, atom) -> str:
     from remora.interfaces.show import show_atom
 
     if value.ndim == 0:
-        return show_atom(value[()], atom)
+        return show_atom(value.tolist(), atom)  # (a Python atom, as the backend hands them over)
     return "[" + " ".join(_recursive(value[i, ...], atom) for i in range(value.shape[0])) + "]"
 
 

@@ -46,7 +46,7 @@ def _static_agrees(value, typ) -> None:
     import numpy as np
 
     from remora.statics.types import TArr, TBase, prune
-    from remora.dynamics.values import DTYPES
+    from remora.backends.numpy_backend import DTYPES
 
     t = prune(typ)
     assert isinstance(t, TArr), f"top-level type is not an array type: {t}"
@@ -54,7 +54,7 @@ def _static_agrees(value, typ) -> None:
     assert dims is not None, f"top-level shape is not fully known: {t}"
     assert tuple(np.shape(value)) == dims, f"value shape {np.shape(value)} but type says {t}"
     atom = prune(t.atom)
-    expected = DTYPES[atom.name] if isinstance(atom, TBase) else np.dtype(object)
+    expected = DTYPES[atom.name] if isinstance(atom, TBase) else DTYPES["object"]
     assert np.asarray(value).dtype == expected, f"value dtype {np.asarray(value).dtype} but type says {t}"
 
 

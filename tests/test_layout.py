@@ -24,7 +24,7 @@ def _type(a: np.ndarray) -> TArr:
 def _former(value: np.ndarray, atom) -> str:
     """The printer this project had: a Python call per atom (the specification of the format)."""
     if value.ndim == 0:
-        return show_atom(value[()], atom)
+        return show_atom(value.tolist(), atom)  # (a Python atom, as the backend hands them over)
     return "[" + " ".join(_former(value[i, ...], atom) for i in range(value.shape[0])) + "]"
 
 

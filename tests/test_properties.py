@@ -367,3 +367,32 @@ def test_regression_dot_of_equal_float_vectors_engines_agree():
 
 def test_regression_scan_of_float_lambda_is_the_left_scan():
     assert eval_values("(scan (λ ((a [Float]) (x [Float])) (+ a x)) 7.0 [-3.0 -2.5 -2.9])") == ["[4.0 1.5 -1.4]"]
+
+
+# Generated programs on which the engines disagreed (tests/gen_programs.py seeds 1546 and 3048):
+# both take a Float matmul where an operand is broadcast along the frame (a constant matrix in a
+# fold's λ; a scan's constant rows), and NumPy's einsum summed those cells in another order than
+# one cell alone.  Each inner product is now summed in one order whatever its frame (D27).
+
+
+def test_regression_seed_1546_float_matmul_in_a_fold_engines_agree():
+    source = (
+        "(fold (λ ((x1 [Bool 1]) (acc2 (Arr Float (Shp 4 2)))) (matmul [[-1.5 2.25 1e-05] [0.0 0.5 3.0] "
+        "[2.25 -0.0 -7.0] [10.0 -7.0 -0.25]] (append [[1e-05] [0.1] [0.0]] (int->float (bool->int x1))))) "
+        "((λ ((x3 (Arr Bool (Shp 0))) (x4 [Float 3 4])) (reduce min (int->float ((i-app iota/s (Shp 3 4 2)))))) "
+        "(= (let ((x5 (frame (0) (Arr Float (Shp))))) (frame (2 0) [Float])) (append (array (1 0) Float) "
+        "(array (1 0) Float))) ((t-app (i-app head 0 (Shp 4)) Float) [[[[0.0 10.0 10.0 10.0]] [[-1.5 -0.0 -1.5 "
+        "0.5]] [[10.0 -7.0 0.0 -1.5]]] [[[-0.25 1.0 0.0 0.5]] [[10.0 0.1 -7.0 0.5]] [[-0.0 0.5 -0.0 -0.0]]]])) "
+        "(iterate (λ ((x6 [Bool])) (unbox (s8 x7 (box (Shp 2) [5 -13] (Sigma ((s Shape)) (Arr Int s)))) #t)) "
+        "(array (4 2) 2 1 0 1 2 2 1 1) [#f]))"
+    )
+    all_properties(Program([(source, "(Arr Float (Shp 2 4 2))")]))
+
+
+def test_regression_seed_3048_float_matmul_of_a_scan_engines_agree():
+    source = (
+        "([neg abs neg neg] (product (matmul (scan (lambda ((acc2 (Arr Float (Shp 3))) (x1 [Bool 4])) "
+        "[0.5 -0.25 -1.5]) [-0.25 -0.0 0.5] (array (4 4) #f #f #f #t #t #t #f #t #t #t #f #f #t #f #t #t)) "
+        "(cos (array (3 2) 0.5 -7.0 -1.5 10.0 0.0 -0.0)))))"
+    )
+    all_properties(Program([(source, "(Arr Float (Shp 4))")]))

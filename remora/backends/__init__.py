@@ -1,7 +1,43 @@
-"""The seam where array libraries plug in.
+"""The seam where array libraries plug in (contract §8).
 
-Empty for now: the whole-frame engine (``dynamics.engine``) and the primitives' implementations
-still call NumPy directly. The backend seam — one interface every array library implements, with
-NumPy as the first backend — will live here, and then NumPy is imported only under this package
-(and by ``interfaces.api``, whose users hand in NumPy arrays).
+Every operation the engines and the primitives do on atom data goes through a backend object
+(:class:`~remora.backends.base.Backend`: the array-API standard's names, plus the few kernels
+it lacks); frames of functions and boxes are host-side object arrays
+(:mod:`~remora.backends.host`).  NumPy is imported only in this package — and by
+``interfaces.api``, whose users hand in NumPy arrays.  A backend module is imported when it is
+first asked for, so ``import remora`` loads no array library.
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from .base import ASSOCIATIVE, OBJECT, REPS, Backend
+
+#: backend name → (module, attribute) of its one instance
+KNOWN = {"numpy": ("numpy_backend", "BACKEND")}
+DEFAULT = "numpy"
+_loaded: dict[str, Backend] = {}
+
+
+def get(name: str = DEFAULT) -> Backend:
+    """The backend called ``name`` (a ValueError naming the known ones otherwise)."""
+    backend = _loaded.get(name)
+    if backend is None:
+        if name not in KNOWN:
+            raise ValueError(f"unknown backend {name!r} (known: {', '.join(sorted(KNOWN))})")
+        module, attribute = KNOWN[name]
+        backend = _loaded[name] = getattr(import_module(f".{module}", __name__), attribute)
+    return backend
+
+
+def of(x: Any) -> Backend:
+    """The backend an array belongs to (host object arrays: the default's)."""
+    for backend in _loaded.values():
+        if backend.owns(x):
+            return backend
+    return get()
+
+
+__all__ = ["ASSOCIATIVE", "OBJECT", "REPS", "Backend", "get", "of"]

@@ -1,92 +1,92 @@
-"""Values inside a batch, as the whole-frame engine and its ragged path both hold them.
+"""Values inside a batch, and lining them up with an application's frame.
 
 Inside a λ body evaluated over a whole frame, every value carries how many of its leading
-axes belong to the enclosing batch (:class:`Val`); these are the operations both
-:mod:`remora.dynamics.engine` and :mod:`remora.dynamics.ragged` need on such values —
-lining them up with an application's frame, and restricting an environment (and the
-closures in it) to some cells of the batch — and the context a primitive sees there.
+axes belong to the enclosing batch (:class:`Val`); an axis may have length 1 where the value
+does not vary.  These helpers insert unit axes and broadcast (zero-copy views) so that
+values of different batch depths meet at one shape — everything both
+:mod:`remora.dynamics.engine` and :mod:`remora.dynamics.ragged` do to line values up — and
+the context a primitive sees in the whole-frame engine.  Array work goes through the
+backend ``xp``.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-import numpy as np
-
-from .layouts import BoxFrame, plain
-from .runtime import Closure, PrimContext, positions
+from ..backends import Backend
+from ..backends.base import OBJECT
+from .layouts import BoxFrame, NeedGrouping, Ragged, plain
+from .runtime import PrimContext
 
 
 class Val(NamedTuple):
     """A value inside a batch: ``arr.shape[:k]`` are batch axes (each the batch's length or 1)."""
 
-    arr: np.ndarray
+    arr: Any
     k: int
 
 
-def obj_scalar(x) -> np.ndarray:
-    """A 0-d object array holding ``x`` (never letting NumPy look inside it)."""
-    a = np.empty((), dtype=object)
-    a[()] = x
-    return a
-
-
-def spread(arr: np.ndarray, shape: tuple) -> np.ndarray:
-    """``numpy.broadcast_to``, without its cost when nothing needs to change."""
-    return arr if arr.shape == shape else np.broadcast_to(arr, shape)
+def spread(xp: Backend, arr, shape: tuple):
+    """``arr`` seen at ``shape`` by broadcasting, without its cost when nothing needs to change."""
+    return arr if arr.shape == shape else xp.broadcast_to(arr, shape)
 
 
 def plain_val(v: Val) -> Val:
-    """``v`` with a flat frame of boxes turned into ordinary boxes (for anything but unbox)."""
-    return Val(v.arr.materialize(), v.k) if type(v.arr) is BoxFrame else v
+    """``v`` as an ordinary array: a flat frame of boxes turned into box objects.  A ragged value
+    has no one shape, so code that needs one declines the ragged pass here."""
+    arr = v.arr
+    if type(arr) is BoxFrame:
+        return Val(arr.materialize(), v.k)
+    if type(arr) is Ragged:
+        raise NeedGrouping
+    return v
 
 
-def align(v: Val, m: int, frame_len: int, total_len: int) -> np.ndarray:
+def joint(*shapes: tuple) -> tuple:
+    """The broadcast of equally long shapes (each axis: its length, or 1 where nothing varies)."""
+    out = list(shapes[0])
+    for other in shapes[1:]:
+        for j, n in enumerate(other):
+            if n != 1:
+                out[j] = n
+    return tuple(out)
+
+
+def extent(values, m: int) -> tuple:
+    """The batch shape over which some of ``values`` vary (1 where none does), over ``m`` axes."""
+    shapes = []
+    for v in values:
+        if v.k:
+            if type(v.arr) is Ragged:
+                raise NeedGrouping  # (a ragged value has no batch shape of its own)
+            shapes.append(v.arr.shape[: v.k] + (1,) * (m - v.k))
+    return joint(*shapes) if shapes else (1,) * m
+
+
+def lift(xp: Backend, v: Val, m: int, batch: tuple, frame_len: int, total: tuple, cell: tuple):
+    """View ``v`` (logical frame of ``frame_len`` axes, then ``cell``) at ``batch[:m] + total + cell``."""
+    arr = v.arr
+    target = tuple(batch[:m]) + total + cell
+    if arr.shape == target:  # already in place (the common case): no view needed
+        return arr
+    frame = arr.shape[v.k : v.k + frame_len]
+    shaped = xp.reshape(arr, arr.shape[: v.k] + (1,) * (m - v.k) + frame + (1,) * (len(total) - frame_len) + cell)
+    return spread(xp, shaped, target)
+
+
+def align(xp: Backend, v: Val, m: int, frame_len: int, total_len: int):
     """``v``'s array with unit axes inserted to line up with an application's frame — ``m``
     batch axes, then ``total_len`` principal-frame axes, then the cell — without broadcasting:
     where the value does not vary, its axis stays of length 1."""
     arr, k = v.arr, v.k
     shape = arr.shape
     new = shape[:k] + (1,) * (m - k) + shape[k : k + frame_len] + (1,) * (total_len - frame_len) + shape[k + frame_len :]
-    return arr if new == shape else plain(arr).reshape(new)
+    return arr if new == shape else xp.reshape(plain(arr), new)
 
 
-def restrict_env(env: dict, names, tf: tuple, sel: np.ndarray) -> dict:
-    """The environment seen by the cells ``sel`` (flat positions in ``tf``) as a batch of their own."""
-    coords = np.unravel_index(sel, tf) if len(sel) else ()
-    out = {x: env[x] for x in names if x in env}
-    for x in names:
-        v = env.get(x)
-        if v is not None and type(v.arr) is BoxFrame:
-            v = plain_val(v)
-        if v is not None and v.k:
-            ix = tuple(np.zeros_like(coords[j]) if v.arr.shape[j] == 1 else coords[j] for j in range(v.k))
-            arr = v.arr[ix]
-            if arr.dtype == object:  # closures in it see those cells too (each restricted once)
-                done: dict[int, object] = {}
-
-                def restricted(f):
-                    if not getattr(f, "level", 0):
-                        return f
-                    if id(f) not in done:
-                        done[id(f)] = restrict_closure(f, tf, sel)
-                    return done[id(f)]
-
-                arr = map_objects(arr, restricted)
-            out[x] = Val(arr, 1)
-    return out
-
-
-def restrict_closure(f: Closure, tf: tuple, sel: np.ndarray) -> Closure:
-    env = restrict_env(f.env, f.lam.free, tf, sel)
-    return type(f)(f.lam, env, f.ienv, 1)
-
-
-def map_objects(arr: np.ndarray, fn) -> np.ndarray:
-    out = np.empty(arr.shape, dtype=object)
-    for idx in positions(arr.shape):
-        out[idx] = fn(arr[idx])
-    return out
+def batch_index(arr, k: int, idx: tuple) -> tuple:
+    """``idx``'s first ``k`` coordinates, as indices into an array whose batch axes may be 1."""
+    return tuple(0 if arr.shape[j] == 1 else idx[j] for j in range(k))
 
 
 class FrameContext(PrimContext):
@@ -95,4 +95,4 @@ class FrameContext(PrimContext):
     __slots__ = ("engine",)
 
     def apply(self, fns, args, cells, result_cell):
-        return self.engine.apply_frame(fns, list(args), self.frame, tuple(cells), tuple(result_cell), np.dtype(object), self.span)
+        return self.engine.apply_frame(fns, list(args), self.frame, tuple(cells), tuple(result_cell), OBJECT, self.span)

@@ -1,7 +1,7 @@
 """How the whole-frame engine lays out frames of boxes flat.
 
 A frame of boxes whose contents differ only in the length of their leading axis is held as
-one buffer plus one length per box: :class:`BoxFrame` as primitives make it (``iota``,
+one buffer plus one length per box: :class:`BoxFrame` as primitives make it (``iota/v``,
 ``filter`` over a frame), :class:`Ragged` as an ``unbox`` body sees it, with the existential
 dimension bound to a :class:`RaggedDim`.  The data structures only; evaluating over them is
 :mod:`remora.dynamics.ragged`.
@@ -9,13 +9,14 @@ dimension bound to a :class:`RaggedDim`.  The data structures only; evaluating o
 
 from __future__ import annotations
 
-import numpy as np
-
+from ..backends import Backend, host
 from .values import BoxValue
 
 
 class NeedGrouping(Exception):
-    """This body uses something ragged evaluation does not cover: evaluate it by groups instead."""
+    """The one signal of the ragged path: this body uses something ragged evaluation does not
+    cover, found by an explicit check.  The unbox strategy that started the pass catches it
+    (and nothing else) and declines; the boxes are then evaluated in groups."""
 
 
 class RaggedDim:
@@ -23,7 +24,7 @@ class RaggedDim:
 
     __slots__ = ("lengths",)
 
-    def __init__(self, lengths: np.ndarray):
+    def __init__(self, lengths):
         self.lengths = lengths
 
     def __add__(self, other):
@@ -35,7 +36,7 @@ class RaggedDim:
 
     def __mul__(self, other):
         if isinstance(other, RaggedDim):
-            raise NeedGrouping
+            raise NeedGrouping  # (a product of two ragged lengths has no flat layout here)
         return RaggedDim(self.lengths * other)
 
     __rmul__ = __mul__
@@ -47,22 +48,24 @@ class RaggedDim:
 class Ragged:
     """The contents of N boxes of one shape but for their leading axis, concatenated along it."""
 
-    __slots__ = ("data", "lengths", "offsets")
+    __slots__ = ("xp", "data", "lengths", "offsets")
 
-    def __init__(self, data: np.ndarray, lengths: np.ndarray):
+    def __init__(self, xp: Backend, data, lengths):
+        self.xp = xp
         self.data = data
         self.lengths = lengths
-        self.offsets = np.concatenate([[0], np.cumsum(lengths)])
+        self.offsets = xp.cumulative_sum(lengths, include_initial=True)
 
     @property
     def boxes(self) -> int:
         return len(self.lengths)
 
-    def segment(self, c: int) -> np.ndarray:
-        return self.data[self.offsets[c] : self.offsets[c + 1]]
+    def segment(self, c: int):
+        return self.data[int(self.offsets[c]) : int(self.offsets[c + 1])]
 
-    def segment_ids(self) -> np.ndarray:
-        return np.repeat(np.arange(self.boxes), self.lengths)
+    def segment_ids(self):
+        """The box each item of the flat buffer belongs to."""
+        return self.xp.repeat(self.xp.arange(self.boxes), self.lengths)
 
 
 class BoxFrame:
@@ -71,31 +74,33 @@ class BoxFrame:
     all of them are one buffer.  Only the whole-frame engine makes these; anything but
     ``unbox`` sees the ordinary object array of boxes (:meth:`materialize`)."""
 
-    __slots__ = ("shape", "data", "lengths", "_boxes")
+    __slots__ = ("xp", "shape", "data", "lengths", "_boxes")
 
-    dtype = np.dtype(object)
+    dtype = host.OBJECT_DTYPE
 
-    def __init__(self, shape: tuple, data: np.ndarray, lengths: np.ndarray):
+    def __init__(self, xp: Backend, shape: tuple, data, lengths):
+        self.xp = xp
         self.shape = tuple(shape)
         self.data = data
-        self.lengths = lengths.reshape(-1)
-        self._boxes: np.ndarray | None = None
+        self.lengths = xp.reshape(lengths, (-1,))
+        self._boxes = None
 
     @property
     def ndim(self) -> int:
         return len(self.shape)
 
     def ragged(self) -> Ragged:
-        return Ragged(self.data, self.lengths)
+        return Ragged(self.xp, self.data, self.lengths)
 
-    def materialize(self) -> np.ndarray:
+    def materialize(self):
         """The object array of :class:`BoxValue` s (made once, on first need)."""
         if self._boxes is None:
-            out = np.empty(len(self.lengths), dtype=object)
-            ends = np.cumsum(self.lengths)
-            for c, (end, k) in enumerate(zip(ends.tolist(), self.lengths.tolist())):
-                out[c] = BoxValue((k,), self.data[end - k : end])
-            self._boxes = out.reshape(self.shape)
+            lengths = self.xp.to_host(self.lengths)
+            boxes, end = [], 0
+            for k in lengths:
+                boxes.append(BoxValue((k,), self.data[end : end + k]))
+                end += k
+            self._boxes = host.from_atoms(boxes, self.shape)
         return self._boxes
 
 
@@ -106,4 +111,4 @@ def plain(arr):
 
 def is_ragged_cell(cell: tuple) -> bool:
     """Whether a cell shape has a dimension that differs from box to box."""
-    return any(isinstance(d, RaggedDim) for d in cell)
+    return any(type(d) is RaggedDim for d in cell)

@@ -14,68 +14,87 @@ evaluated once, over the batch of boxes:
   λ taking the whole vector) binds the ragged value to the λ's parameter, or calls the
   primitive's segmented implementation, or else the primitive's ordinary implementation once
   per box — so every box gets exactly the result it gets alone;
-- anything else raises :class:`NeedGrouping`, and the engine evaluates the body by groups.
+- anything else is found by an explicit check, which raises :class:`NeedGrouping`; the pass
+  (:func:`unbox`) catches that signal alone and declines, and the engine evaluates the body by
+  groups instead.
 
-So this is only ever a faster route to the same values.
+So this is only ever a faster route to the same values; a real error inside it is an error.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from .batched import FrameContext, Val, align, obj_scalar, plain_val, restrict_closure, restrict_env, spread
+from ..backends import host
+from ..backends.base import OBJECT
+from .batched import FrameContext, Val, align, plain_val, spread
 from .layouts import BoxFrame, NeedGrouping, Ragged, RaggedDim, is_ragged_cell
-from .runtime import Closure, IClosure, PrimContext, compact, shape_value
+from .rebatch import restrict_closure, restrict_env
+from ..errors import RemoraRuntimeError
+from .runtime import Closure, IClosure
 from .values import BoxValue, PrimFn
 
 
 def _concrete(shape: tuple, c: int) -> tuple:
     """``shape`` with every ragged dimension replaced by its value for box ``c``."""
-    return tuple(int(d.lengths[c]) if isinstance(d, RaggedDim) else d for d in shape)
+    return tuple(int(d.lengths[c]) if type(d) is RaggedDim else d for d in shape)
+
+
+def _concrete_index(index, c: int):
+    """An index argument (a Dim, or a Shape's tuple) as box ``c`` sees it."""
+    if type(index) is RaggedDim:
+        return int(index.lengths[c])
+    return _concrete(index, c) if isinstance(index, tuple) else index
 
 
 # ---------------------------------------------------------------------------
 # unbox
 
 
-def unbox(engine, e, env, ienv, boxes, tf: tuple, body_shape: tuple, dtype) -> np.ndarray:
+def unbox(engine, e, env, ienv, boxes, tf: tuple, body_shape: tuple):
     """The unbox body over ``boxes`` — a flat object array of boxes, or a BoxFrame — with
-    frame ``tf``, evaluated once; or NeedGrouping."""
+    frame ``tf``, evaluated once; None when the pass declines (the boxes are not laid out alike,
+    or the body uses something a ragged pass does not cover)."""
+    xp = engine.xp
     if len(e.index_vars) != 1 or e.index_vars[0].sort != "Dim":
-        raise NeedGrouping
+        return None
     if type(boxes) is BoxFrame:
         data, lengths = boxes.data, boxes.lengths
         n = len(lengths)
     else:
         first: BoxValue = boxes[0]
-        rest, kind = first.value.shape[1:], first.value.dtype
+        if first.value.ndim == 0:
+            return None
+        rest, rep = first.value.shape[1:], xp.rep(first.value)
         for b in boxes:
             v = b.value
-            if v.ndim == 0 or v.shape[1:] != rest or v.dtype != kind or b.indices != (v.shape[0],):
-                raise NeedGrouping
+            if v.ndim == 0 or v.shape[1:] != rest or xp.rep(v) != rep or b.indices != (v.shape[0],):
+                return None
         n = len(boxes)
-        lengths = np.fromiter((b.value.shape[0] for b in boxes), dtype=np.int64, count=n)
-        data = np.concatenate([b.value for b in boxes]) if n else np.empty((0,) + rest, kind)
-    inner = restrict_env(env, engine._free_of(e), tf, np.arange(n))
-    inner[e.value_name] = Val(Ragged(data, lengths), 1)
+        lengths = xp.asarray([b.value.shape[0] for b in boxes], "Int")
+        data = xp.concat([b.value for b in boxes]) if n else xp.empty((0,) + rest, rep)
+    inner = restrict_env(xp, env, e.free, tf, xp.arange(n))
+    inner[e.value_name] = Val(Ragged(xp, data, lengths), 1)
     inner_i = dict(ienv)
     inner_i[e.index_vars[0]] = RaggedDim(lengths)
     engine.ragged_depth += 1
     try:
         r = engine.ev(e.body, inner, inner_i, (n,))
+        if type(r.arr) is Ragged:
+            return None  # (the body's value is itself ragged: it has no one shape per box)
+        r = plain_val(r)
+    except NeedGrouping:
+        return None
     finally:
         engine.ragged_depth -= 1
-    if type(r.arr) is Ragged:
-        raise NeedGrouping
-    return spread(align(plain_val(r), 1, 0, 0), (n,) + body_shape)
+    return spread(xp, align(xp, r, 1, 0, 0), (n,) + body_shape)
 
 
 # ---------------------------------------------------------------------------
 # applications inside a ragged body
 
 
-def app(engine, fn, args, cells, result, dtype, span, batch):
+def app(engine, fn, args, cells, result, rep, span, batch):
     """An application some of whose participants are ragged."""
+    xp = engine.xp
     parts = [fn] + list(args)
     cellz = [()] + list(cells)
     ragged = [i for i, p in enumerate(parts) if type(p.arr) is Ragged]
@@ -84,19 +103,20 @@ def app(engine, fn, args, cells, result, dtype, span, batch):
         raise NeedGrouping
     for i in ragged:
         r = parts[i].arr
-        if parts[i].k != 1 or (r is not shape and not np.array_equal(r.lengths, shape.lengths)):
+        if parts[i].k != 1 or (r is not shape and not xp.array_equal(r.lengths, shape.lengths)):
             raise NeedGrouping
     consumed = [i for i in ragged if is_ragged_cell(cellz[i])]
     if not consumed:
-        return _mapped(engine, parts, cellz, result, dtype, span, shape)
+        return _mapped(engine, parts, cellz, result, rep, span, shape)
     if len(consumed) == len(ragged) and 0 not in ragged:
-        return _consumed(engine, parts, cellz, result, dtype, span, shape)
+        return _consumed(engine, parts, cellz, result, rep, span, shape)
     raise NeedGrouping
 
 
-def _mapped(engine, parts, cellz, result, dtype, span, shape: Ragged):
+def _mapped(engine, parts, cellz, result, rep, span, shape: Ragged):
     """The ragged axis is in the frame: run over all items of all boxes as one flat frame."""
-    if not result or not isinstance(result[0], RaggedDim) or is_ragged_cell(result[1:]):
+    xp = engine.xp
+    if not result or type(result[0]) is not RaggedDim or is_ragged_cell(result[1:]):
         raise NeedGrouping
     seg = shape.segment_ids()
     flat = []
@@ -108,41 +128,47 @@ def _mapped(engine, parts, cellz, result, dtype, span, shape: Ragged):
         elif p.arr.ndim - p.k != len(cell):
             raise NeedGrouping  # a whole-box value with a frame of its own
         else:
-            flat.append(_per_item(p, seg))
+            flat.append(_per_item(xp, p, seg))
     fn = flat[0]
-    out = plain_val(engine.apply_vals(fn, flat[1:], tuple(cellz[1:]), result[1:], dtype, span, (len(seg),)))
-    data = spread(out.arr, (len(seg),) + out.arr.shape[1:]) if out.k else spread(
-        out.arr, (len(seg),) + out.arr.shape
-    )
-    return Val(Ragged(np.ascontiguousarray(data), shape.lengths), 1)
+    out = plain_val(engine.apply_vals(fn, flat[1:], tuple(cellz[1:]), result[1:], rep, span, (len(seg),)))
+    if out.k:
+        data = spread(xp, out.arr, (len(seg),) + out.arr.shape[1:])
+    else:
+        data = spread(xp, out.arr, (len(seg),) + out.arr.shape)
+    return Val(Ragged(xp, xp.contiguous(data), shape.lengths), 1)
 
 
-def _per_item(p, seg: np.ndarray):
+def _per_item(xp, p, seg):
     """A value belonging to whole boxes (batched over the boxes, or constant), repeated for each item."""
+    p = plain_val(p)
     if p.k == 0:
         return p
     arr = p.arr
-    if arr.dtype == object:
-        atoms = {id(x): x for x in compact(arr).reshape(-1)}
-        if any(getattr(x, "level", 0) for x in atoms.values()):
+    if host.is_host(arr):
+        atoms = host.distinct_atoms(arr)
+        if any(getattr(x, "level", 0) for x in atoms):
             if len(atoms) != 1:
                 raise NeedGrouping
-            (f,) = atoms.values()
-            g = restrict_closure(f, (len(arr),) if arr.shape[0] > 1 else (1,), seg if arr.shape[0] > 1 else seg * 0)
-            return Val(spread(obj_scalar(g), (len(seg),)), 1)
+            (f,) = atoms
+            if arr.shape[0] > 1:
+                g = restrict_closure(xp, f, (len(arr),), seg)
+            else:
+                g = restrict_closure(xp, f, (1,), seg * 0)
+            return Val(spread(xp, host.scalar(g), (len(seg),)), 1)
     if arr.shape[0] == 1:
         return p
-    return Val(arr[seg], 1)
+    return Val(xp.gather(arr, seg), 1)
 
 
-def _consumed(engine, parts, cellz, result, dtype, span, shape: Ragged):
+def _consumed(engine, parts, cellz, result, rep, span, shape: Ragged):
     """The function takes whole ragged vectors: a λ gets them as they are; a primitive runs
     its segmented implementation, or its ordinary one once per box."""
-    fn = parts[0]
-    atoms = {id(x): x for x in compact(fn.arr).reshape(-1)}
+    xp = engine.xp
+    fn = plain_val(parts[0])
+    atoms = host.distinct_atoms(fn.arr)
     if len(atoms) != 1:
         raise NeedGrouping
-    (f,) = atoms.values()
+    (f,) = atoms
     for p, cell in zip(parts[1:], cellz[1:]):
         if type(p.arr) is not Ragged and p.arr.ndim - p.k != len(cell):
             raise NeedGrouping  # an argument with a frame of its own
@@ -152,74 +178,74 @@ def _consumed(engine, parts, cellz, result, dtype, span, shape: Ragged):
         return engine.ev(f.lam.body, env, f.ienv, (shape.boxes,))
     if not isinstance(f, PrimFn) or f.prim.effectful:
         raise NeedGrouping  # (an effect must not run in a pass that may be abandoned)
-    seg_impl = getattr(f.prim, "segmented", None)
-    ctx = SegmentContext(engine, shape, tuple(cellz[1:]), result, f.indices, span, dtype)
-    if seg_impl is not None:
-        out = seg_impl(ctx, *[p.arr if type(p.arr) is Ragged else _whole_box(p, shape) for p in parts[1:]])
+    ctx = SegmentContext(engine, shape, tuple(cellz[1:]), result, f.indices, span, rep)
+    if f.prim.segmented is not None:
+        out = f.prim.segmented(ctx, *[p.arr if type(p.arr) is Ragged else _whole_box(xp, p, shape) for p in parts[1:]])
         if out is not NotImplemented:
-            if type(out) is Ragged and not np.array_equal(out.lengths, shape.lengths):
+            if type(out) is Ragged and not xp.array_equal(out.lengths, shape.lengths):
                 raise NeedGrouping
             return Val(out, 1)
     return Val(_per_box(ctx, f, parts[1:]), 1)
 
 
-def _whole_box(p, shape: Ragged) -> np.ndarray:
+def _whole_box(xp, p, shape: Ragged):
     """A per-box (or constant) argument as an array with one leading entry per box."""
-    arr = p.arr if p.k else p.arr.reshape((1,) + p.arr.shape)
-    return spread(arr, (shape.boxes,) + arr.shape[1:])
+    p = plain_val(p)
+    arr = p.arr if p.k else xp.reshape(p.arr, (1,) + p.arr.shape)
+    return spread(xp, arr, (shape.boxes,) + arr.shape[1:])
 
 
-def _per_box(ctx: "SegmentContext", f: PrimFn, args) -> np.ndarray | Ragged:
+def _per_box(ctx: "SegmentContext", f: PrimFn, args):
     """The primitive's ordinary implementation on each box in turn (exactly the reference δ)."""
-    shape = ctx.shape
+    xp, shape = ctx.xp, ctx.shape
+    if is_ragged_cell(ctx.result_cell) and (
+        type(ctx.result_cell[0]) is not RaggedDim or is_ragged_cell(ctx.result_cell[1:])
+    ):
+        raise NeedGrouping  # (a result ragged along an inner axis has no flat layout)
     outs = []
     for c in range(shape.boxes):
         cells = tuple(_concrete(cell, c) for cell in ctx.cells)
         result = _concrete(ctx.result_cell, c)
-        indices = tuple(int(i.lengths[c]) if isinstance(i, RaggedDim) else i for i in f.indices)
-        cell_args = [a.arr.segment(c) if type(a.arr) is Ragged else _whole_box(a, shape)[c] for a in args]
-        pctx = _cell_context(ctx, cells, result, indices)
-        outs.append(np.asarray(f.prim.impl(pctx, *cell_args)))
+        indices = tuple(_concrete_index(i, c) for i in f.indices)
+        cell_args = [a.arr.segment(c) if type(a.arr) is Ragged else _whole_box(xp, a, shape)[c] for a in args]
+        pctx = FrameContext(xp, (), cells, result, indices, ctx.span, ctx.engine.run, ctx.rep)
+        pctx.engine = ctx.engine
+        outs.append(xp.asarray(f.prim.impl(pctx, *cell_args)))
     if is_ragged_cell(ctx.result_cell):
-        if not isinstance(ctx.result_cell[0], RaggedDim) or is_ragged_cell(ctx.result_cell[1:]):
-            raise NeedGrouping
-        return Ragged(np.concatenate(outs), ctx.result_cell[0].lengths)
-    return np.stack(outs) if outs else np.empty((0,) + tuple(ctx.result_cell), dtype=ctx.dtype)
-
-
-def _cell_context(ctx: "SegmentContext", cells, result, indices) -> PrimContext:
-    pctx = FrameContext((), cells, result, indices, ctx.span, ctx.engine.run, ctx.dtype)
-    pctx.engine = ctx.engine
-    return pctx
+        return Ragged(xp, xp.concat(outs), ctx.result_cell[0].lengths)
+    return xp.stack(outs) if outs else xp.empty((0,) + tuple(ctx.result_cell), ctx.rep)
 
 
 class SegmentContext:
-    """What a segmented implementation sees: the boxes' lengths and a way to apply functions
-    to the active boxes of a step."""
+    """What a segmented implementation sees: its backend, the boxes' lengths, and a way to
+    apply functions to the active boxes of a step."""
 
-    def __init__(self, engine, shape: Ragged, cells, result_cell, indices, span, dtype):
-        self.engine, self.shape, self.cells, self.result_cell = engine, shape, cells, result_cell
-        self.indices, self.span, self.dtype = indices, span, dtype
+    def __init__(self, engine, shape: Ragged, cells, result_cell, indices, span, rep: str):
+        self.engine, self.xp, self.shape = engine, engine.xp, shape
+        self.cells, self.result_cell = cells, result_cell
+        self.indices, self.span, self.rep = indices, span, rep
 
-    def apply_boxes(self, fns: np.ndarray, boxes: np.ndarray, args: list, cells: tuple, result_cell: tuple):
+    def apply_boxes(self, fns, boxes, args: list, cells: tuple, result_cell: tuple):
         """Apply each box's function (``fns``: one per box) to the arguments of the boxes ``boxes``
         (one leading entry each, in that order); closures see those boxes' captured values."""
+        xp = self.xp
         fns = fns[boxes]
         first = fns[0] if len(fns) else None
         if getattr(first, "level", 0):
-            if any(g is not first for g in compact(fns).reshape(-1)):
+            if any(g is not first for g in host.distinct_atoms(fns)):
                 raise NeedGrouping
-            fns = np.broadcast_to(obj_scalar(restrict_closure(first, (self.shape.boxes,), boxes)), (len(boxes),))
+            fns = xp.broadcast_to(host.scalar(restrict_closure(xp, first, (self.shape.boxes,), boxes)), (len(boxes),))
         frame = (len(boxes),)
-        return self.engine.apply_frame(fns, args, frame, cells, tuple(result_cell), np.dtype(object), self.span)
+        return self.engine.apply_frame(fns, args, frame, cells, tuple(result_cell), OBJECT, self.span)
 
     def error(self, message: str):
-        from ..errors import RemoraRuntimeError
-
         raise RemoraRuntimeError(message, self.span)
 
-    def uniform_function(self, fns: np.ndarray):
-        return PrimContext.uniform_function(self, fns)
+    def require(self, ok, message: str, *culprits) -> None:
+        self.xp.require(ok, message, culprits, self.error)
+
+    def uniform_function(self, fns):
+        return host.uniform_atom(fns)
 
 
-__all__ = ["NeedGrouping", "Ragged", "RaggedDim", "app", "unbox", "shape_value"]
+__all__ = ["app", "unbox"]

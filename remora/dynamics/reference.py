@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
+from .. import backends
+from ..backends import Backend, host
+from ..backends.base import OBJECT
 from ..erasure import erased as E
 from ..errors import RemoraRuntimeError, relocate_library_error
 from ..limits import show_dims
 from ..primitives import PRIMITIVES
 from .runtime import (
+    ATOM_BYTES,
     Closure,
     IClosure,
     PrimContext,
@@ -44,7 +46,7 @@ from .values import BoxValue, PrimFn
 
 def _show_arg(value) -> str:
     """An i-app argument as Remora text: a Dim, a Shape, or an atom type's representation."""
-    if isinstance(value, np.dtype):
+    if isinstance(value, str):
         return E.show_rep(value)
     if isinstance(value, tuple):
         return show_dims(value)
@@ -57,22 +59,23 @@ class ReferenceContext(PrimContext):
     __slots__ = ("engine",)
 
     def apply(self, fns, args, cells, result_cell):
-        return self.engine.apply(fns, list(args), tuple(cells), tuple(result_cell), np.dtype(object), self.span)
+        return self.engine.apply(fns, list(args), tuple(cells), tuple(result_cell), OBJECT, self.span)
 
 
 class Reference:
     """Evaluates erased forms one after another; definitions persist in ``globals``."""
 
-    def __init__(self, run: RunConfig | None = None):
+    def __init__(self, run: RunConfig | None = None, backend: Backend | None = None):
         self.run = run or RunConfig()
-        self.globals: dict[str, np.ndarray] = {}
+        self.xp: Backend = backend or backends.get()
+        self.globals: dict[str, object] = {}
 
     def step(self, rule: str, detail: str) -> None:
         if self.run.trace is not None:
             print(f"{rule:<9}{detail}", file=self.run.trace)
 
-    def eval_form(self, form: E.EForm) -> np.ndarray:
-        with np.errstate(all="ignore"):
+    def eval_form(self, form: E.EForm):
+        with self.xp.quiet():
             if isinstance(form, E.EDefine):
                 self.globals[form.key] = self.ev(form.value, {}, {})
                 return self.globals[form.key]
@@ -80,7 +83,7 @@ class Reference:
 
     # --- expressions ------------------------------------------------------------
 
-    def ev(self, e: E.EExpr, env: dict, ienv: dict) -> np.ndarray:
+    def ev(self, e: E.EExpr, env: dict, ienv: dict):
         if isinstance(e, E.EVar):
             return env[e.name] if e.key is None else self.globals[e.key]
         if isinstance(e, E.EArray):
@@ -105,7 +108,7 @@ class Reference:
             return self.let(e, env, ienv)
         raise TypeError(f"not an erased expression: {e!r}")
 
-    def let(self, e: E.ELet, env: dict, ienv: dict) -> np.ndarray:
+    def let(self, e: E.ELet, env: dict, ienv: dict):
         """The β-redexes a let abbreviates, one binding at a time: evaluate the argument, then
         β (no lift or map: the parameter's cell is the whole value).  One environment of the
         let's own is filled in place, so n bindings cost n steps (closures copy what they use)."""
@@ -115,16 +118,16 @@ class Reference:
             self.step("β", f"λ ({name})")
         return self.ev(e.body, local, ienv)
 
-    def array(self, e: E.EArray, env: dict, ienv: dict) -> np.ndarray:
+    def array(self, e: E.EArray, env: dict, ienv: dict):
         if e.const is not None:
-            return e.const
-        dtype = rep_value(e.rep, ienv)
+            return self.xp.constant(e, e.const, e.rep, e.dims)
+        rep = rep_value(e.rep, ienv)
         if not e.atoms:  # an empty literal: its shape is the program's
-            check_shape(e.dims, 8, "this array literal", e.span, self.run)
-        out = np.empty(len(e.atoms), dtype=dtype)
+            check_shape(e.dims, ATOM_BYTES, "this array literal", e.span, self.run)
+        out = self.xp.empty((len(e.atoms),), rep)
         for i, a in enumerate(e.atoms):
             out[i] = self.atom(a, env, ienv)
-        return out.reshape(e.dims)
+        return self.xp.reshape(out, e.dims)
 
     def atom(self, a: E.EAtom, env: dict, ienv: dict):
         if isinstance(a, E.ELit):
@@ -141,25 +144,26 @@ class Reference:
 
     # --- the reduction rules ------------------------------------------------------
 
-    def collapse(self, cells: list[np.ndarray], shape: tuple[int, ...], dtype: np.dtype, span=None) -> np.ndarray:
+    def collapse(self, cells: list, shape: tuple[int, ...], rep: str, span=None):
         """collapse: a frame of array values becomes one array; its shape comes from the annotation."""
         self.step("collapse", f"{len(cells)} cells into {show_dims(shape)}")
-        check_shape(shape, max(np.dtype(dtype).itemsize, 8), "this frame", span, self.run)
+        check_shape(shape, ATOM_BYTES, "this frame", span, self.run)
+        xp = self.xp
         if not cells:
-            return np.empty(shape, dtype=dtype)
-        flat = np.concatenate([np.asarray(c).reshape(-1) for c in cells])
-        return flat.reshape(shape)
+            return xp.empty(shape, rep)
+        flat = xp.concat([xp.reshape(c, (-1,)) for c in cells])
+        return xp.reshape(flat, shape)
 
-    def apply(self, fns, args, cells, result, dtype, span) -> np.ndarray:
+    def apply(self, fns, args, cells, result, rep: str, span):
         """An application of the function array ``fns``: lift, then map — or, over the scalar
         frame, β or δ at once."""
-        check_shape(result, max(np.dtype(dtype).itemsize, 8), function_name(fns), span, self.run)
+        check_shape(result, ATOM_BYTES, function_name(fns), span, self.run)
         fns, args = self.lift(fns, args, cells, span)
         if not fns.shape:
-            return self.reduce_scalar(fns[()], args, cells, result, span, dtype)
-        return self.map(fns, args, cells, result, dtype, span)
+            return self.reduce_scalar(fns[()], args, cells, result, span, rep)
+        return self.map(fns, args, cells, result, rep, span)
 
-    def lift(self, fns, args, cells, span) -> tuple[np.ndarray, list]:
+    def lift(self, fns, args, cells, span) -> tuple:
         """lift: the function array and every argument replicated up to the principal frame (the
         longest; the type system made every other frame a prefix of it).  Nothing to do when the
         frames are already equal."""
@@ -169,11 +173,11 @@ class Reference:
             return fns, args
         self.step("lift", " ".join(show_dims(f) for f in frames) + f" → {show_dims(principal)}")
         for a, c in zip(args, cells):
-            check_shape(principal + tuple(c), a.itemsize, "lifting this argument", span, self.run)
-        fns = _replicate(fns, fns.shape, principal, ())
-        return fns, [_replicate(a, f, principal, c) for a, f, c in zip(args, frames[1:], cells)]
+            check_shape(principal + tuple(c), self.xp.itemsize(a), "lifting this argument", span, self.run)
+        fns = self._replicate(fns, fns.shape, principal, ())
+        return fns, [self._replicate(a, f, principal, c) for a, f, c in zip(args, frames[1:], cells)]
 
-    def map(self, fns, args, cells, result, dtype, span) -> np.ndarray:
+    def map(self, fns, args, cells, result, rep: str, span):
         """map: over a non-scalar frame that every participant shares, one application per cell
         (each a β or δ step), whose results collapse into the application's result."""
         frame = fns.shape
@@ -183,22 +187,21 @@ class Reference:
         out = []
         boxed = 0  # bytes held in boxes made so far: each is small, all together need not be
         for idx in positions(frame):
-            cell = self.reduce_scalar(fns[idx], [a[idx + (Ellipsis,)] for a in args], cells, cell_result, span, dtype)
-            if cell.dtype == object:
-                boxed += sum(b.value.nbytes for b in cell.reshape(-1) if isinstance(b, BoxValue))
+            cell = self.reduce_scalar(fns[idx], [a[idx + (Ellipsis,)] for a in args], cells, cell_result, span, rep)
+            if host.is_host(cell):
+                boxed += sum(b.value.nbytes for b in host.atoms(cell) if isinstance(b, BoxValue))
                 check_size(boxed // 8, 8, f"the boxes made by {function_name(fns)}", span, self.run)
             out.append(cell)
-        return self.collapse(out, result, dtype, span)
+        return self.collapse(out, result, rep, span)
 
-    def reduce_scalar(self, fn, args, cells, result, span, dtype=None) -> np.ndarray:
+    def reduce_scalar(self, fn, args, cells, result, span, rep: str = OBJECT):
         """β or δ: a single function applied to exactly its cells."""
         if isinstance(fn, PrimFn):
-            self.step("δ", f"{fn.prim.name} on " + " ".join(show_dims(np.shape(a)) for a in args))
-            check_shape(result, 8, fn.prim.name, span, self.run)
-            ctx = ReferenceContext((), cells, result, fn.indices, span, self.run, dtype)
+            self.step("δ", f"{fn.prim.name} on " + " ".join(show_dims(a.shape) for a in args))
+            check_shape(result, ATOM_BYTES, fn.prim.name, span, self.run)
+            ctx = ReferenceContext(self.xp, (), cells, result, fn.indices, span, self.run, rep)
             ctx.engine = self
-            out = np.asarray(fn.prim.impl(ctx, *[np.asarray(a) for a in args]))
-            return out
+            return self.xp.asarray(fn.prim.impl(ctx, *args))
         if isinstance(fn, Closure) and not isinstance(fn, IClosure):
             lam = fn.lam
             self.step("β", f"λ ({' '.join(lam.params)})")
@@ -207,21 +210,26 @@ class Reference:
             return self.ev(lam.body, env, fn.ienv)
         raise RemoraRuntimeError("internal error: applied a value that is not a function", span)
 
-    def iapp(self, e: E.EIApp, env: dict, ienv: dict) -> np.ndarray:
+    def _replicate(self, a, frame: tuple, principal: tuple, cell: tuple):
+        """lift's ``Concat ⟦Rep_n ⟦Split_c ⟦atoms⟧⟧⟧``: each cell copied for every new frame position."""
+        xp = self.xp
+        cells = xp.reshape(a, (math.prod(frame), math.prod(cell)))
+        copies = math.prod(principal[len(frame):])
+        return xp.reshape(xp.repeat(cells, copies, axis=0), principal + tuple(cell))
+
+    def iapp(self, e: E.EIApp, env: dict, ienv: dict):
         """iβ: every index abstraction of the array receives the index arguments."""
         fns = self.ev(e.fn, env, ienv)
         values = tuple(iapp_arg_value(a, ienv) for a in e.args)
         result = shape_value(e.result, ienv)
-        check_shape(result, 8, "this index application", e.span, self.run)
+        check_shape(result, ATOM_BYTES, "this index application", e.span, self.run)
         cell_result = result[fns.ndim:]
         out = []
         for idx in positions(fns.shape):
             fn = fns[idx]
             if isinstance(fn, PrimFn):
                 self.step("iβ", f"{fn.prim.name} at " + " ".join(map(_show_arg, values)))
-                cell = np.empty((), dtype=object)
-                cell[()] = PrimFn(fn.prim, fn.indices + values)
-                out.append(cell)
+                out.append(host.scalar(PrimFn(fn.prim, fn.indices + values)))
             else:
                 self.step("iβ", f"Iλ ({' '.join(v.name for v in fn.lam.vars)}) at " + " ".join(map(_show_arg, values)))
                 inner = dict(fn.ienv)
@@ -230,11 +238,11 @@ class Reference:
             assert out[-1].shape == cell_result
         return self.collapse(out, result, rep_value(e.rep, ienv), e.span)
 
-    def unbox(self, e: E.EUnbox, env: dict, ienv: dict) -> np.ndarray:
+    def unbox(self, e: E.EUnbox, env: dict, ienv: dict):
         """unbox: the body runs once per box, with that box's indices and contents bound."""
         boxes = self.ev(e.boxed, env, ienv)
         body_shape = shape_value(e.body_shape, ienv)
-        check_shape(boxes.shape + body_shape, 8, "this unbox", e.span, self.run)
+        check_shape(boxes.shape + body_shape, ATOM_BYTES, "this unbox", e.span, self.run)
         out = []
         for idx in positions(boxes.shape):
             box: BoxValue = boxes[idx]
@@ -245,10 +253,3 @@ class Reference:
             inner[e.value_name] = box.value
             out.append(self.ev(e.body, inner, inner_i))
         return self.collapse(out, boxes.shape + body_shape, rep_value(e.rep, ienv), e.span)
-
-
-def _replicate(a: np.ndarray, frame: tuple, principal: tuple, cell: tuple) -> np.ndarray:
-    """lift's ``Concat ⟦Rep_n ⟦Split_c ⟦atoms⟧⟧⟧``: each cell copied for every new frame position."""
-    cells = a.reshape((math.prod(frame), math.prod(cell)))
-    copies = math.prod(principal[len(frame):])
-    return np.repeat(cells, copies, axis=0).reshape(principal + tuple(cell))

@@ -3,26 +3,30 @@ context a primitive's implementation is called with.
 
 Index variables are bound at run time by ``Iλ`` application and by ``unbox``:
 a ``Dim`` to an ``int``, a ``Shape`` to a tuple, an ``Atom`` type variable (from
-an erased ``Tλ``) to the dtype of its atoms, and an ``Array`` type variable to
-its shape tuple carrying that dtype along (:class:`ArrayTypeBinding`).
+an erased ``Tλ``) to the representation of its atoms (``"Int"``, …), and an ``Array``
+type variable to its shape tuple carrying that representation along (:class:`ArrayTypeBinding`).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 from dataclasses import dataclass, field
 from typing import IO, Any, Mapping
 
-import numpy as np
-
+from ..backends import Backend, host
+from ..backends.base import OBJECT
 from ..erasure.erased import EIApp, EVar, Rep, TypeArg
 from ..errors import RemoraRuntimeError, Span
 from ..limits import MAX_ATOMS, MAX_RANK, shape_problem
 from ..statics.indices import Dim, Index, Shape, Var, eval_dim, eval_shape
+from .layouts import RaggedDim
 from .values import PrimFn
 
 DEFAULT_MAX_BYTES = 10**9
+#: Bytes per atom the size limit counts (no representation's atoms take more).
+ATOM_BYTES = 8
 
 
 @dataclass
@@ -35,11 +39,11 @@ class RunConfig:
 
 
 class ArrayTypeBinding(tuple):
-    """The run-time value of an Array-kinded type variable: its shape, and its atoms' dtype."""
+    """The run-time value of an Array-kinded type variable: its shape, and its atoms' representation."""
 
-    rep: np.dtype
+    rep: str
 
-    def __new__(cls, dims, rep: np.dtype):
+    def __new__(cls, dims, rep: str):
         obj = super().__new__(cls, dims)
         obj.rep = rep
         return obj
@@ -53,13 +57,13 @@ def index_value(ix: Index, ienv: Mapping[Var, Any]):
     return eval_dim(ix, ienv) if isinstance(ix, Dim) else shape_value(ix, ienv)
 
 
-def rep_value(rep: Rep, ienv: Mapping[Var, Any]) -> np.dtype:
-    """The concrete dtype of an erased representation annotation."""
+def rep_value(rep: Rep, ienv: Mapping[Var, Any]) -> str:
+    """The representation an erased annotation stands for (a variable's, as bound)."""
     if isinstance(rep, Var):
         bound = ienv.get(rep)
-        if isinstance(bound, np.dtype):
+        if isinstance(bound, str):
             return bound
-        return getattr(bound, "rep", np.dtype(object))
+        return getattr(bound, "rep", OBJECT)
     return rep
 
 
@@ -71,19 +75,19 @@ def callee_name(fn) -> str | None:
     return fn.name if isinstance(fn, EVar) else None
 
 
-def function_name(fns: np.ndarray) -> str:
+def function_name(fns) -> str:
     """How size-limit messages name a function array: `iota/s`, or "this application"."""
-    first = fns[(0,) * fns.ndim] if fns.size else None  # (no reshape: it would copy a broadcast array)
+    first = host.first(fns) if fns.size else None  # (no reshape: it would copy a broadcast array)
     return f"`{first.prim.name}`" if isinstance(first, PrimFn) else "this application"
 
 
 def iapp_arg_value(arg, ienv: Mapping[Var, Any]):
     """The run-time value of one ``i-app`` argument: an index, or an erased type argument."""
     if isinstance(arg, TypeArg):
-        dtype = rep_value(arg.rep, ienv)
+        rep = rep_value(arg.rep, ienv)
         if arg.shape is None:
-            return dtype
-        return ArrayTypeBinding(shape_value(arg.shape, ienv), dtype)
+            return rep
+        return ArrayTypeBinding(shape_value(arg.shape, ienv), rep)
     return index_value(arg, ienv)
 
 
@@ -108,23 +112,26 @@ class IClosure(Closure):
 
 
 class PrimContext:
-    """What a primitive's implementation sees: the frame it is applied over, the cell shapes
-    of its arguments, its result cell shape, its index arguments; and services.
+    """What a primitive's implementation sees: its backend (``xp``), the frame it is applied
+    over, the cell shapes of its arguments, its result cell shape and representation, its index
+    arguments; and services (applying functions, run-time checks, errors).
 
-    Subclassed by each engine for :meth:`apply` and :meth:`uniform_function`.
+    Subclassed by each engine for :meth:`apply`.
     """
 
-    __slots__ = ("frame", "cells", "result_cell", "indices", "span", "run", "result_dtype")
+    __slots__ = ("xp", "frame", "cells", "result_cell", "indices", "span", "run", "result_rep")
 
-    def __init__(self, frame, cells, result_cell, indices, span: Span | None, run: RunConfig, result_dtype=None):
+    def __init__(self, xp: Backend, frame, cells, result_cell, indices, span: Span | None, run: RunConfig,
+                 result_rep: str = OBJECT):
+        self.xp = xp
         self.frame = tuple(frame)
         self.cells = cells
         self.result_cell = result_cell
         self.indices = indices
         self.span = span
         self.run = run
-        #: the dtype the application's static type gives its result (object when unknown)
-        self.result_dtype = result_dtype if result_dtype is not None else np.dtype(object)
+        #: the representation the application's static type gives its result (object when unknown)
+        self.result_rep = result_rep
 
     @property
     def stdin(self) -> IO[str]:
@@ -133,40 +140,27 @@ class PrimContext:
     def error(self, message: str):
         raise RemoraRuntimeError(message, self.span)
 
+    def require(self, ok, message: str, *culprits) -> None:
+        """A run-time check on data: every atom of the Bool array ``ok`` holds, or the located
+        error ``message`` (its ``{}`` filled with the ``culprits``' atoms where the first one
+        fails).  Never a Python ``if`` on the data: a tracing backend can carry it out later."""
+        self.xp.require(ok, message, culprits, self.error)
+
     def check_size(self, atoms: int, what: str) -> None:
         """Refuse to build an array of more than the configured number of bytes (``what``: the primitive)."""
-        check_size(atoms, 8, f"`{what}`", self.span, self.run)
+        check_size(atoms, ATOM_BYTES, f"`{what}`", self.span, self.run)
 
     def check_shape(self, shape: tuple, what: str) -> None:
         """Refuse to build an array of a shape NumPy cannot hold, or over the size limit."""
-        check_shape(shape, 8, f"`{what}`", self.span, self.run)
+        check_shape(shape, ATOM_BYTES, f"`{what}`", self.span, self.run)
 
-    def apply(self, fns: np.ndarray, args: list, cells: tuple, result_cell: tuple) -> np.ndarray:
+    def apply(self, fns, args: list, cells: tuple, result_cell: tuple):
+        """Apply the frame of functions ``fns`` (over this context's frame) to ``args``."""
         raise NotImplementedError
 
-    def uniform_function(self, fns: np.ndarray):
+    def uniform_function(self, fns):
         """The function atom if every cell of ``fns`` holds the same one, else None."""
-        return uniform_atom(fns)
-
-
-def uniform_atom(fns: np.ndarray):
-    """The atom every cell of the object array ``fns`` holds, or None if they differ (or there are none)."""
-    if fns.size == 0:
-        return None
-    first = fns.reshape(-1)[0]  # (not .flat: it stops at 32 axes)
-    if fns.size == 1 or all(s == 0 for s in fns.strides):
-        return first
-    for x in compact(fns).reshape(-1):
-        if x is not first:
-            return None
-    return first
-
-
-def compact(arr: np.ndarray) -> np.ndarray:
-    """A view of ``arr`` with every broadcast (stride-0) axis cut down to length 1."""
-    if not any(s == 0 and n > 1 for s, n in zip(arr.strides, arr.shape)):
-        return arr
-    return arr[tuple(slice(0, 1) if s == 0 and n > 1 else slice(None) for s, n in zip(arr.strides, arr.shape))]
+        return host.uniform_atom(fns)
 
 
 def check_size(atoms: int, itemsize: int, what: str, span: Span | None, run: RunConfig) -> None:
@@ -187,11 +181,9 @@ def check_shape(shape: tuple, itemsize: int, what: str, span: Span | None, run: 
             nonzero *= d
         else:
             empty = True
-    try:
-        fits = nonzero <= MAX_ATOMS
-    except TypeError:
+    if type(nonzero) is RaggedDim:
         return  # a ragged dimension (one length per box, in a ragged unbox): checked box by box
-    if fits and len(shape) <= MAX_RANK and (empty or nonzero * itemsize <= run.max_bytes):
+    if nonzero <= MAX_ATOMS and len(shape) <= MAX_RANK and (empty or nonzero * itemsize <= run.max_bytes):
         return  # (the usual case, quickly: this is on every application's path)
     problem = shape_problem(shape)
     if problem is not None:
@@ -200,7 +192,7 @@ def check_shape(shape: tuple, itemsize: int, what: str, span: Span | None, run: 
 
 
 def positions(shape: tuple):
-    """Every index of an array of ``shape``, row-major (``numpy.ndindex``), and nothing at once for
-    an empty shape: ``ndindex`` first lists every position of every axis, so ``(0, 2^32)`` would
-    take gigabytes to produce nothing."""
-    return np.ndindex(*shape) if math.prod(shape) else iter(())
+    """Every index of an array of ``shape``, row-major, and nothing at once for an empty shape
+    (listing every position of every axis first, ``(0, 2^32)`` would take gigabytes to produce
+    nothing)."""
+    return itertools.product(*map(range, shape)) if math.prod(shape) else iter(())

@@ -1,36 +1,35 @@
 """Run-time values (contract §3); how they print is :mod:`remora.interfaces.show`.
 
-An array of base atoms is one ``numpy.ndarray`` of ``int64``, ``float64`` or
-``bool``; an array of functions or boxes is an object array of atom values.
-Every array keeps its full shape, including a 0 anywhere in it.
+An array of base atoms is one array of its backend (``int64``, ``float64`` or ``bool`` atoms:
+the representations ``Int``, ``Float``, ``Bool``); an array of functions or boxes is a host
+object array of atom values (:mod:`remora.backends.host`).  Every array keeps its full shape,
+including a 0 anywhere in it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
+from .. import backends
+from ..backends import host
+from ..backends.base import OBJECT
 from ..statics.types import TArr, TBase, Type, prune
 
-DTYPES = {"Int": np.dtype(np.int64), "Float": np.dtype(np.float64), "Bool": np.dtype(np.bool_)}
-BASE_OF_DTYPE = {v: k for k, v in DTYPES.items()}
 
-
-def dtype_of(atom_type: Type) -> np.dtype:
-    """The NumPy dtype that holds atoms of ``atom_type``: a base dtype, or ``object``."""
+def rep_of(atom_type: Type) -> str:
+    """The representation of atoms of ``atom_type``: its name for a base type, else ``object``."""
     t = prune(atom_type)
     if isinstance(t, TBase):
-        return DTYPES[t.name]
-    return np.dtype(object)
+        return t.name
+    return OBJECT
 
 
-def type_of_array(array: np.ndarray) -> Type:
-    """The Remora type of an input array of base atoms: its dtype's atom type, its shape."""
+def type_of_array(array) -> Type:
+    """The Remora type of an input array of base atoms: its representation's atom type, its shape."""
     from ..statics.indices import concrete_shape
     from ..statics.types import BASE_TYPES
 
-    return TArr(BASE_TYPES[BASE_OF_DTYPE[array.dtype]], concrete_shape(array.shape))
+    return TArr(BASE_TYPES[backends.of(array).rep(array)], concrete_shape(array.shape))
 
 
 class BoxValue:
@@ -38,7 +37,7 @@ class BoxValue:
 
     __slots__ = ("indices", "value")
 
-    def __init__(self, indices: tuple, value: np.ndarray):
+    def __init__(self, indices: tuple, value):
         self.indices = indices
         self.value = value
 
@@ -57,18 +56,11 @@ class BoxValue:
 
 def arrays_equal(a: Any, b: Any) -> bool:
     """Exact equality of two values, NaNs equal to NaNs, boxes compared by content."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.shape != b.shape:
-        return False
-    if a.dtype == object or b.dtype == object:
-        if a.dtype != b.dtype:
+    if host.is_host(a) or host.is_host(b):
+        if not (host.is_host(a) and host.is_host(b)) or a.shape != b.shape:
             return False
-        return all(_atoms_equal(x, y) for x, y in zip(a.ravel(), b.ravel()))
-    if a.dtype != b.dtype:
-        return False
-    if a.dtype == np.float64:
-        return bool(np.array_equal(a, b, equal_nan=True)) and bool(np.all(np.signbit(a) == np.signbit(b)))
-    return bool(np.array_equal(a, b))
+        return all(_atoms_equal(x, y) for x, y in zip(host.atoms(a), host.atoms(b)))
+    return backends.of(a).same_atoms(a, b)
 
 
 def _atoms_equal(x: Any, y: Any) -> bool:

@@ -10,13 +10,13 @@ keeps the key of the global the checker resolved it to.
 
 from __future__ import annotations
 
-import numpy as np
 
 from . import erased as E
+from ..backends.base import OBJECT
 from ..statics import typed as T
 from ..statics.indices import SCALAR, Shape
 from ..statics.types import TArr, TVar, Type, kind_of, prune
-from ..dynamics.values import dtype_of
+from ..dynamics.values import rep_of
 from ..limits import shape_problem
 
 
@@ -31,11 +31,11 @@ def erase_type(t: Type) -> Shape:
 
 
 def atom_rep(atom: Type) -> E.Rep:
-    """How atoms of this type are stored: a dtype, or the type variable standing for it."""
+    """How atoms of this type are stored: a representation's name, or the type variable standing for it."""
     atom = prune(atom)
     if isinstance(atom, TVar):
         return atom.var
-    return dtype_of(atom)
+    return rep_of(atom)
 
 
 def rep(t: Type) -> E.Rep:
@@ -45,7 +45,7 @@ def rep(t: Type) -> E.Rep:
         return atom_rep(t.atom)
     if isinstance(t, TVar):
         return t.var
-    return np.dtype(object)
+    return OBJECT
 
 
 def erase_form(form: T.TyForm) -> E.EForm:
@@ -63,9 +63,8 @@ def erase(e: T.TyExpr) -> E.EExpr:
         r = rep(e.type)
         const = None
         # (An empty literal whose shape NumPy cannot hold is left to the engines' located error.)
-        if all(isinstance(a, E.ELit) for a in atoms) and isinstance(r, np.dtype) and shape_problem(e.dims) is None:
-            const = np.array([a.value for a in atoms], dtype=r).reshape(e.dims)  # type: ignore[union-attr]
-            const.flags.writeable = False
+        if all(isinstance(a, E.ELit) for a in atoms) and isinstance(r, str) and shape_problem(e.dims) is None:
+            const = tuple(a.value for a in atoms)  # (the engines make the array, once per backend)
         return E.EArray(e.span, e.dims, atoms, r, const)
     if isinstance(e, T.TyFrame):
         return E.EFrame(e.span, erase_type(e.type), tuple(erase(c) for c in e.cells), rep(e.type))

@@ -7,10 +7,11 @@ empty.  Shapes are canonical indices whose variables are bound at run time by
 ``Iλ`` application and ``unbox``.
 
 One addition to the paper's erased forms, recorded in ``spec/``: each
-expression also keeps the *representation* of its atoms (a NumPy dtype, or the
-atom type variable it will be), because a NumPy array has a dtype even when it
-has no atoms.  A ``t-app`` passes an atom type's representation along with its
-(scalar) shape.
+expression also keeps the *representation* of its atoms (an atom type's name —
+``Int``, ``Float``, ``Bool`` — or ``object`` for functions and boxes, or the atom
+type variable it will be), because an array has a dtype even when it has no
+atoms; each backend maps representations to its own dtypes.  A ``t-app`` passes
+an atom type's representation along with its (scalar) shape.
 """
 
 from __future__ import annotations
@@ -18,13 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
-import numpy as np
-
 from ..errors import Span
 from ..statics.indices import Index, Shape, Var, show_index
 
-#: How the atoms of an array are stored: a concrete dtype, or an Atom type variable bound at run time.
-Rep = Union[np.dtype, Var]
+#: How the atoms of an array are stored: a representation's name (``backends.REPS``: ``"Int"``,
+#: ``"Float"``, ``"Bool"``, ``"object"``), or an Atom type variable bound at run time.
+Rep = Union[str, Var]
 
 
 @dataclass(eq=False)
@@ -43,12 +43,13 @@ class EVar(ENode):
 
 @dataclass(eq=False)
 class EArray(ENode):
-    """``(array (n ...) â ...)``; ``const`` is the ready ndarray when every atom is a literal."""
+    """``(array (n ...) â ...)``; ``const`` holds the atoms' values (row-major) when every atom is
+    a literal: each backend makes the array of them once, at run time."""
 
     dims: tuple[int, ...]
     atoms: tuple["EAtom", ...]
     rep: Rep
-    const: np.ndarray | None = None
+    const: tuple | None = None
 
 
 @dataclass(eq=False)
@@ -188,9 +189,9 @@ EForm = Union[EDefine, EExprForm]
 
 def show_rep(rep: Rep) -> str:
     """An atom representation as its Remora type name (``*`` for boxes and functions)."""
-    return rep.name if isinstance(rep, Var) else {"int64": "Int", "float64": "Float", "bool": "Bool"}.get(
-        str(rep), "*"
-    )
+    if isinstance(rep, Var):
+        return rep.name
+    return rep if rep in ("Int", "Float", "Bool") else "*"
 
 
 def show_erased(node) -> str:

@@ -13,6 +13,10 @@ the evaluation itself.
 
 Every entry point may be called from several threads at once: a call's inputs live in its own
 session or its own evaluation environment, never in state another call reads.
+
+This is where NumPy meets the backend seam: inputs are checked as NumPy arrays and handed to
+the engine's backend (``from_numpy``), results come back as fresh NumPy arrays (``to_numpy``),
+and a registered NumPy function gets NumPy arrays whatever backend runs the program.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..backends.base import OBJECT
+from ..backends.numpy_backend import DTYPES, REP_OF_DTYPE
 from ..front import syntax as S
 from .session import Session, deep_recursion
 from ..erasure.erase import erase, erase_form
@@ -34,10 +40,12 @@ from ..dynamics.runtime import RunConfig
 from ..statics.primitive_types import primitive_type
 from ..statics.typed import TyDefine, form_type
 from ..statics.types import TArr, TForall, TFun, TPi, TSigma, Type, prune
-from ..dynamics.values import BASE_OF_DTYPE, BoxValue, type_of_array
+from ..dynamics.values import BoxValue, type_of_array
 
 __all__ = ["check", "evaluate", "function", "register", "Function", "BoxValue"]
 
+#: the dtypes of Remora's base atoms, and each one's atom type
+BASE_OF_DTYPE = {dtype: rep for dtype, rep in REP_OF_DTYPE.items() if rep != OBJECT}
 _SUPPORTED = ", ".join(BASE_OF_DTYPE[d] + f" ({d})" for d in BASE_OF_DTYPE)
 
 
@@ -113,16 +121,16 @@ def _signature(arrays: list[np.ndarray]) -> tuple:
     return tuple((a.dtype.char, a.shape) for a in arrays)
 
 
-def _output(value: np.ndarray) -> np.ndarray:
-    """A fresh, writeable array the caller owns, boxes included: engine results may be views or
-    broadcasts of inputs, of definitions, of literal constants or of cached values, and boxes
+def _output(xp, value) -> np.ndarray:
+    """A fresh, writeable NumPy array the caller owns, boxes included: engine results may be views
+    or broadcasts of inputs, of definitions, of literal constants or of cached values, and boxes
     hold such arrays too.  Nothing the caller does to the result may reach any of those."""
-    out = np.array(value, copy=True)
+    out = np.array(xp.to_numpy(value), copy=True)
     if out.dtype == object:
         atoms = out.reshape(-1)  # a view: writing to it writes into ``out``
         for i, atom in enumerate(atoms):
             if isinstance(atom, BoxValue):
-                atoms[i] = BoxValue(atom.indices, _output(atom.value))
+                atoms[i] = BoxValue(atom.indices, _output(xp, atom.value))
     return out
 
 
@@ -162,13 +170,14 @@ def evaluate(source: str, *, stdin: str = "", **inputs: Any) -> np.ndarray:
     _refuse_functions(last_type, forms[-1].span, "the value of this program",
                       "remora.function(source) gives a Python callable for a function")
     session = Session(run=RunConfig(stdin=io.StringIO(stdin)))
+    xp = session.engine.xp
     for name, key in keys:
-        session.supply(key, arrays[name])
+        session.supply(key, xp.from_numpy(arrays[name]))
     value = None
     with deep_recursion():
         for form in forms:
             value = session.engine.eval_form(form)
-    return _output(value)
+    return _output(xp, value)
 
 
 def _refuse_functions(t: Type, span: Span, what: str, hint: str) -> None:
@@ -238,9 +247,10 @@ class Function:
                 if app is None:
                     app = self._calls[key] = self._application(arrays)
         # The arguments are this call's own environment: the engine is shared by every call.
-        env = dict(zip(_argument_names(len(arrays)), arrays))
+        engine = self._session.engine
+        env = dict(zip(_argument_names(len(arrays)), map(engine.xp.from_numpy, arrays)))
         with deep_recursion():
-            return _output(self._session.engine.value(app, env))
+            return _output(engine.xp, engine.value(app, env))
 
     def _application(self, arrays: list[np.ndarray]):
         """The erased application of this function to arguments of these types (checked once)."""
@@ -353,18 +363,19 @@ def _define(name: str, signature: str, fn: Callable[..., Any], sorts: dict[str, 
     def impl(ctx, *args):
         frame = tuple(ctx.frame)
         n = math.prod(frame)
-        stacks = [_read_only(a.reshape((n,) + a.shape[len(frame):])) for a in map(np.asarray, args)]
+        stacks = [_read_only(a.reshape((n,) + a.shape[len(frame):])) for a in map(ctx.xp.to_numpy, args)]
+        dtype = DTYPES[ctx.result_rep]
         try:
-            out = _result_array(fn(*stacks), ctx.result_dtype)
+            out = _result_array(fn(*stacks), dtype)
         except Exception as exc:  # the user's function failed: a located run-time error
             ctx.error(f"registered primitive `{name}` raised {type(exc).__name__}: {exc}")
         expected = (n,) + tuple(ctx.result_cell)
         if out.shape != expected:
             ctx.error(f"registered primitive `{name}` returned an array of shape {out.shape} for a stack of {n} "
                       f"cell{'s' if n != 1 else ''}; its type says {expected} (one result cell per row)")
-        if ctx.result_dtype != object and out.dtype != ctx.result_dtype:
-            ctx.error(f"registered primitive `{name}` returned {out.dtype} atoms; its type says {ctx.result_dtype}")
-        return out.reshape(frame + tuple(ctx.result_cell))
+        if ctx.result_rep != OBJECT and out.dtype != dtype:
+            ctx.error(f"registered primitive `{name}` returned {out.dtype} atoms; its type says {dtype}")
+        return ctx.xp.from_numpy(out.reshape(frame + tuple(ctx.result_cell)))
 
     prim = Primitive(name, signature, sorts, doc or f"Registered from Python: {fn!r}.", impl, builtin=False)
     primitive_type(prim)  # kind-check the signature now, not at first use

@@ -21,10 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-import numpy as np
+import math
 
-from ..statics.types import TArr, TBase, Type, prune
-from .show import BASE_OF_DTYPE, BoxValue, atom_texts, show_atom, show_box, show_value
+from .. import backends
+from ..backends import OBJECT
+from ..dynamics.values import BoxValue
+from ..statics.types import Type
+from .show import atom_texts, atom_type, show_atom, show_box, show_value
 
 #: Values with more atoms than this are summarised (NumPy's threshold).
 LIMIT = 1000
@@ -49,29 +52,28 @@ ONE_LINE = Display(rows=False)
 
 def show(value: Any, typ: Type, display: Display = Display()) -> str:
     """``value`` (of type ``typ``) as ``display`` says."""
-    value = np.asarray(value)
+    xp = backends.of(value)
+    rep = xp.rep(value)
     atom = atom_type(value, typ)
-    if 0 in value.shape or (display.limit is None and not display.rows and value.dtype != object):
+    shape = tuple(value.shape)
+    if 0 in shape or (display.limit is None and not display.rows and rep != OBJECT):
         return show_value(value, typ)
-    if value.ndim == 0:
+    if not shape:
         return _texts(value, atom, display)[0]
-    keep = kept_items(value.shape, display.limit)
-    shown = value[np.ix_(*[[i for i in k if i is not None] for k in keep])] if _gaps(keep) else value
+    keep = kept_items(shape, display.limit)
+    shown = value
+    if _gaps(keep):
+        for axis, k in enumerate(keep):
+            shown = xp.take(shown, xp.asarray([i for i in k if i is not None], "Int"), axis)
     texts = _texts(shown, atom, display)
-    if display.rows and value.ndim >= 2:
-        texts = aligned(texts, value.dtype)
+    if display.rows and len(shape) >= 2:
+        texts = aligned(texts, rep)
     return _nest(texts, keep, display.rows)
-
-
-def atom_type(value: np.ndarray, typ: Type) -> Type:
-    """The atom type of a value of type ``typ`` (by its dtype for an Array type variable)."""
-    t = prune(typ)
-    return prune(t.atom) if isinstance(t, TArr) else TBase(BASE_OF_DTYPE.get(value.dtype, "Int"))
 
 
 def kept_items(shape: Sequence[int], limit: int | None) -> list[list[int | None]]:
     """For each axis, the items shown, in order, with None where ``…`` stands for the rest."""
-    size = int(np.prod(shape, dtype=object))
+    size = math.prod(shape)
     out: list[list[int | None]] = []
     for n in shape:
         if limit is not None and size > limit and n > 2 * EDGE:
@@ -85,22 +87,23 @@ def _gaps(keep: list[list[int | None]]) -> bool:
     return any(None in k for k in keep)
 
 
-def _texts(value: np.ndarray, atom: Type, display: Display) -> list[str]:
+def _texts(value, atom: Type, display: Display) -> list[str]:
     """The text of each atom; a box's contents shown on one line, summarised like the value."""
-    if value.dtype != object:
+    xp = backends.of(value)
+    if xp.rep(value) != OBJECT:
         return atom_texts(value, atom)
     inner = Display(rows=False, limit=display.limit)
     return [
         show_box(x, atom, lambda v, t: show(v, t, inner)) if isinstance(x, BoxValue) else show_atom(x, atom)
-        for x in value.reshape(-1)
+        for x in xp.to_host(xp.reshape(value, (math.prod(value.shape),)))
     ]
 
 
-def aligned(texts: list[str], dtype: np.dtype) -> list[str]:
+def aligned(texts: list[str], rep: str) -> list[str]:
     """The texts padded to one width: numbers right-aligned (floats on their decimal point,
     as NumPy prints them), anything else (boxes, functions) left-aligned."""
     width = max(map(len, texts))
-    if dtype == np.float64:
+    if rep == "Float":
         dots = [t.find(".") for t in texts]
         dots = [d if d >= 0 else len(t) for d, t in zip(dots, texts)]
         left = max(dots)
@@ -110,7 +113,7 @@ def aligned(texts: list[str], dtype: np.dtype) -> list[str]:
         return [(" " * (left - d) + t).ljust(left + right) for t, d in zip(texts, dots)]
     if all(len(t) == width for t in texts):
         return texts
-    if dtype == object:
+    if rep == OBJECT:
         return [t.ljust(width) for t in texts]
     return [t.rjust(width) for t in texts]
 

@@ -72,8 +72,9 @@ def _html(value: np.ndarray, typ: Type) -> str:
     if 0 in value.shape or value.ndim > 2:
         return f"<pre>{html.escape(layout.show(value, typ))}</pre>"
     if value.ndim == 0:
-        return _atom_html(value[()], atom)
+        return _atom_html(value.tolist(), atom)
     matrix = value.reshape((1,) + value.shape) if value.ndim == 1 else value
+    host = matrix.tolist()  # (Python atoms, as the printer takes them)
     rows = _table_items(matrix.shape[0])
     cols = _table_items(matrix.shape[1])
     body = []
@@ -81,7 +82,7 @@ def _html(value: np.ndarray, typ: Type) -> str:
         if i is None:
             body.append("<tr>" + "".join("<td>⋮</td>" for _ in cols) + "</tr>")
             continue
-        cells = ("<td>…</td>" if j is None else f"<td>{_atom_html(matrix[i, j], atom)}</td>" for j in cols)
+        cells = ("<td>…</td>" if j is None else f"<td>{_atom_html(host[i][j], atom)}</td>" for j in cols)
         body.append("<tr>" + "".join(cells) + "</tr>")
     return '<table class="remora-array">' + "".join(body) + "</table>"
 
@@ -196,11 +197,12 @@ def _cell_options(line: str) -> argparse.Namespace:
 
 def _result(value: Any, typed, what: str, hint: str) -> np.ndarray:
     """The value as the API returns it: a fresh array (functions refused, located)."""
+    from .. import backends
     from .api import _output, _refuse_functions
     from ..statics.typed import form_type
 
     _refuse_functions(form_type(typed[-1]), typed[-1].span, what, hint)
-    return _output(value)
+    return _output(backends.of(value), value)
 
 
 def load_ipython_extension(ipython) -> None:

@@ -12,9 +12,7 @@ import functools
 import sys
 import threading
 from pathlib import Path
-from typing import IO, Iterator
-
-import numpy as np
+from typing import IO, Any, Iterator
 
 from ..front import syntax as S
 from ..statics import typed as T
@@ -22,7 +20,8 @@ from ..errors import RemoraError, RemoraSyntaxError, Span
 from ..front.parse import parse_top
 from ..front.reader import read
 from .show import show_value
-from ..dynamics.engine import Frames, unbatched
+from ..dynamics.engine import Frames
+from ..dynamics.rebatch import unbatched
 from ..erasure.erase import erase_form
 from ..dynamics.reference import Reference
 from ..dynamics.runtime import RunConfig
@@ -80,7 +79,7 @@ class Session:
 
     # --- inputs: names bound before (or between) the forms that use them -----------------
 
-    def bind(self, name: str, value: np.ndarray, t: Type | None = None) -> str:
+    def bind(self, name: str, value: Any, t: Type | None = None) -> str:
         """Bind ``name`` to the array ``value`` for the forms checked from now on: its type
         (from dtype and shape, unless ``t`` says) for the checker, its value for the engine,
         under a fresh key — a new binding that shadows, never changes, an earlier one of the
@@ -95,7 +94,7 @@ class Session:
         comes later, by key (:meth:`supply`) — to check once and run with many values."""
         return self.checker.declare(name, t)
 
-    def supply(self, key: str, value: np.ndarray) -> None:
+    def supply(self, key: str, value: Any) -> None:
         """The engine's half of :meth:`bind`: the value of the global ``key``."""
         self.engine.globals[key] = value
 
@@ -122,12 +121,12 @@ class Session:
     def check_text(self, text: str, name: str = "<expr>") -> list[T.TyForm]:
         return [self.check_form(f) for f in self.forms(text, name)]
 
-    def evaluate(self, form: T.TyForm) -> np.ndarray:
+    def evaluate(self, form: T.TyForm) -> Any:
         """Erase and run one checked form; a definition's value is remembered."""
         with deep_recursion(form.span):
             return self.engine.eval_form(erase_form(form))
 
-    def run_text(self, text: str, name: str = "<expr>") -> Iterator[tuple[T.TyForm, np.ndarray]]:
+    def run_text(self, text: str, name: str = "<expr>") -> Iterator[tuple[T.TyForm, Any]]:
         """Check the whole program, then evaluate its forms in order, yielding each value."""
         typed = self.check_text(text, name)
         for form in typed:
@@ -194,7 +193,7 @@ def describe_form(form: T.TyForm) -> str:
     return f"{form.name} : {t}" if isinstance(form, T.TyDefine) else str(t)
 
 
-def show_result(form: T.TyForm, value: np.ndarray) -> str:
+def show_result(form: T.TyForm, value: Any) -> str:
     """What ``remora eval`` prints for an expression's value."""
     return show_value(value, T.form_type(form))
 

@@ -1,28 +1,42 @@
-"""How run-time values print as Remora text that reads back as the same value (contract §3)."""
+"""How run-time values print as Remora text that reads back as the same value (contract §3).
+
+The backend hands over host values (Python scalars, boxes and functions) in one call, and the
+text is built from those, one join per row — never a Python call per atom for base atoms: no
+array library is needed here, and a million atoms print in a fraction of a second.
+:mod:`remora.interfaces.layout` lays the same texts out for people (rows, summaries).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, Callable
 
-import numpy as np
-
-from ..dynamics.values import BASE_OF_DTYPE, BoxValue
+from .. import backends
+from ..dynamics.values import BoxValue
 from ..statics.indices import show_value_of_index
 from ..statics.types import TArr, TBase, TSigma, Type, prune, subst, var_replacement
 
+BASE = ("Int", "Float", "Bool")
 
-def show_value(value: np.ndarray, typ: Type) -> str:
+
+def show_value(value, typ: Type) -> str:
     """The value as Remora text that reads back as the same value (contract §3)."""
-    t = prune(typ)
-    value = np.asarray(value)
-    if isinstance(t, TArr):
-        atom = prune(t.atom)
-    else:  # an Array-kinded type variable's value: print by its dtype
-        atom = TBase(BASE_OF_DTYPE.get(value.dtype, "Int"))
-    if 0 in value.shape:
-        dims = " ".join(str(d) for d in value.shape)
+    atom = atom_type(value, typ)
+    shape = tuple(value.shape)
+    if 0 in shape:
+        dims = " ".join(str(d) for d in shape)
         return f"(array ({dims}) {show_atom_type(atom)})"
-    return _show_nested(value, atom)
+    texts = atom_texts(value, atom)
+    return nest(texts, shape) if shape else texts[0]
+
+
+def atom_type(value, typ: Type) -> Type:
+    """The atom type of a value of type ``typ`` (by its representation for an Array type variable)."""
+    t = prune(typ)
+    if isinstance(t, TArr):
+        return prune(t.atom)
+    rep = backends.of(value).rep(value)
+    return TBase(rep if rep in BASE else "Int")
 
 
 def show_atom_type(t: Type) -> str:
@@ -31,14 +45,26 @@ def show_atom_type(t: Type) -> str:
     return show_type(t)
 
 
-def _show_nested(value: np.ndarray, atom: Type) -> str:
-    """Nested brackets, built bottom-up from the atoms' texts: one join per row of each axis,
-    never a Python call per atom for base atoms (a million atoms print in a fraction of a
-    second: the CLI's and the REPL's path alike)."""
-    texts = atom_texts(value, atom)
-    if value.ndim == 0:
-        return texts[0]
-    return nest(texts, value.shape)
+def atom_texts(value, atom: Type) -> list[str]:
+    """The text of every atom of ``value``, row-major, as :func:`show_atom` writes each one."""
+    xp = backends.of(value)
+    flat = xp.to_host(xp.reshape(value, (math.prod(value.shape),)))
+    return list(map(atom_printer(xp.rep(value), atom), flat))
+
+
+def atom_printer(rep: str, atom: Type) -> Callable[[Any], str]:
+    """How each atom of an array of representation ``rep`` prints."""
+    if rep == "Float":
+        return repr  # (Python's repr of a float: 2.5, 1e-05, inf, nan, -0.0)
+    if rep == "Int":
+        return str
+    if rep == "Bool":
+        return _show_bool
+    return lambda x: show_atom(x, atom)
+
+
+def _show_bool(x: bool) -> str:
+    return "#t" if x else "#f"
 
 
 def nest(texts: list[str], shape: tuple[int, ...], sep: str = " ") -> str:
@@ -48,29 +74,13 @@ def nest(texts: list[str], shape: tuple[int, ...], sep: str = " ") -> str:
     return texts[0]
 
 
-_BOOL_TEXTS = ("#f", "#t")
-
-
-def atom_texts(value: np.ndarray, atom: Type) -> list[str]:
-    """The text of every atom of ``value``, row-major — as :func:`show_atom` writes each one,
-    with the whole-array conversions NumPy offers for base atoms."""
-    flat = value.reshape(-1)
-    if flat.dtype == np.bool_:
-        return [_BOOL_TEXTS[b] for b in flat.tolist()]
-    if flat.dtype == np.float64:
-        return list(map(repr, flat.tolist()))  # (tolist gives Python floats: repr as contract §3 says)
-    if flat.dtype == np.int64:
-        return list(map(str, flat.tolist()))
-    return [show_atom(x, atom) for x in flat]
-
-
 def show_atom(x: Any, atom: Type) -> str:
-    if isinstance(x, (bool, np.bool_)):
+    if isinstance(x, bool):
         return "#t" if x else "#f"
-    if isinstance(x, (float, np.floating)):
-        return repr(float(x))
-    if isinstance(x, (int, np.integer)):
-        return str(int(x))
+    if isinstance(x, float):
+        return repr(x)
+    if isinstance(x, int):
+        return str(x)
     if isinstance(x, BoxValue):
         return show_box(x, atom)
     return "#<function>"
@@ -88,7 +98,8 @@ def box_contents_type(box: BoxValue, atom: Type) -> Type:
     t = prune(atom)
     if isinstance(t, TSigma):
         return subst(t.body, {v: _index_value_as_index(v, i) for v, i in zip(t.vars, box.indices)})
-    return TArr(TBase(BASE_OF_DTYPE.get(box.value.dtype, "Int")), _shape_of_dims(box.value.shape))
+    rep = backends.of(box.value).rep(box.value)
+    return TArr(TBase(rep if rep in BASE else "Int"), _shape_of_dims(box.value.shape))
 
 
 def _index_value_as_index(v, value):
@@ -96,8 +107,8 @@ def _index_value_as_index(v, value):
 
     if isinstance(value, tuple):
         return concrete_shape(value)
-    if isinstance(value, (int, np.integer)):
-        return Dim(int(value))
+    if hasattr(value, "__index__"):
+        return Dim(value.__index__())
     return var_replacement(v)
 
 

@@ -5,6 +5,10 @@ implementation receives whole frames: with ``r = len(ctx.frame)``, the items
 axis of an argument is axis ``r``.  Primitives returning boxes build one box per
 frame cell (the contents of boxes may differ in shape, so they cannot share an
 axis).  Signatures are written as in Fig. 2; the registry adds the quantifiers.
+
+Every operation on atom data goes through the backend ``ctx.xp``; run-time checks on data are
+``ctx.require``; loops over items are the backend's ``loop``/``scan`` kernels; associative
+primitives are recognised by their operation's name (``Primitive.op``).
 """
 
 from __future__ import annotations
@@ -12,10 +16,9 @@ from __future__ import annotations
 import math
 import re
 
-import numpy as np
-
+from ..backends import host
 from ..dynamics.layouts import BoxFrame, Ragged, is_ragged_cell
-from ..dynamics.runtime import compact
+from ..dynamics.runtime import positions
 from ..dynamics.values import BoxValue, PrimFn
 from .registry import primitive
 
@@ -26,15 +29,15 @@ def _axis(ctx) -> int:
     return len(ctx.frame)
 
 
-def _item(xs: np.ndarray, r: int, i) -> np.ndarray:
+def _item(xs, r: int, i):
     """Item(s) ``i`` along the items axis ``r`` — always an array, even a 0-d one of boxes."""
     return xs[(slice(None),) * r + (i, Ellipsis)]
 
 
-def per_cell(ctx, make) -> np.ndarray:
+def per_cell(ctx, make):
     """An object array over the frame whose cell at ``idx`` is ``make(idx)`` (for boxes)."""
-    out = np.empty(ctx.frame, dtype=object)
-    for idx in np.ndindex(*ctx.frame):
+    out = host.empty(ctx.frame)
+    for idx in positions(ctx.frame):
         out[idx] = make(idx)
     return out
 
@@ -44,7 +47,7 @@ def _vector(dims) -> str:
 
 
 def _checked_dims(ctx, values, what: str) -> tuple[int, ...]:
-    dims = tuple(int(v) for v in np.asarray(values).ravel())
+    dims = tuple(ctx.xp.to_host(ctx.xp.reshape(values, (-1,))))
     if any(d < 0 for d in dims):
         ctx.error(f"{what}: negative dimension in the shape {_vector(dims)}")
     ctx.check_shape(dims, what)
@@ -81,7 +84,7 @@ def _curtail(ctx, xs):
 
 
 def _length_segmented(ctx, xs):
-    return ctx.shape.lengths.copy() if type(xs) is Ragged else NotImplemented
+    return ctx.xp.astype(ctx.shape.lengths, "Int") if type(xs) is Ragged else NotImplemented
 
 
 @primitive(
@@ -89,7 +92,7 @@ def _length_segmented(ctx, xs):
     segmented=_length_segmented,
 )
 def _length(ctx, xs):
-    return np.full(ctx.frame, xs.shape[_axis(ctx)], dtype=np.int64)
+    return ctx.xp.full(ctx.frame, xs.shape[_axis(ctx)], "Int")
 
 
 @primitive(
@@ -97,20 +100,19 @@ def _length(ctx, xs):
     doc="(index xs i) is item i of xs, counting from 0; out of range is a run-time error.",
 )
 def _index(ctx, xs, i):
+    xp = ctx.xp
     r = _axis(ctx)
     d = xs.shape[r]
-    small = compact(i)  # one entry where every cell uses the same index
-    if small.size and (np.min(small) < 0 or np.max(small) >= d):
-        bad = int(small.ravel()[np.argmax((small.ravel() < 0) | (small.ravel() >= d))])
-        ctx.error(f"index {bad} is out of range for {d} items")
+    small = xp.compact(i)  # one entry where every cell uses the same index
+    ctx.require((small >= 0) & (small < d), f"index {{}} is out of range for {d} items", small)
     if small.size == 1:
-        return _item(xs, r, int(small.ravel()[0]))
-    whole = compact(xs)
+        return _item(xs, r, int(xp.reshape(small, (-1,))[0]))
+    whole = xp.compact(xs)
     if r and all(n == 1 for n in whole.shape[:r]):  # one array indexed at each cell's position
         items = xs[(0,) * r]  # (the items themselves as stored: they may be broadcast too)
-        return np.take(items, i, axis=0)
-    idx = i.reshape(i.shape + (1,) * (xs.ndim - r))
-    return np.take_along_axis(xs, np.broadcast_to(idx, xs.shape[:r] + (1,) + xs.shape[r + 1:]), axis=r)[
+        return xp.take(items, i, axis=0)
+    idx = xp.reshape(i, i.shape + (1,) * (xs.ndim - r))
+    return xp.take_along_axis(xs, xp.broadcast_to(idx, xs.shape[:r] + (1,) + xs.shape[r + 1:]), axis=r)[
         (slice(None),) * r + (0,)
     ]
 
@@ -120,7 +122,7 @@ def _index(ctx, xs, i):
     "m:Dim n:Dim s:Shape t:Atom", doc="The items of the first argument, then those of the second.",
 )
 def _append(ctx, a, b):
-    return np.concatenate([a, b], axis=_axis(ctx))
+    return ctx.xp.concat([a, b], axis=_axis(ctx))
 
 
 @primitive(
@@ -128,7 +130,7 @@ def _append(ctx, a, b):
     doc="The items in reverse order.",
 )
 def _reverse(ctx, xs):
-    return np.flip(xs, axis=_axis(ctx))
+    return ctx.xp.flip(xs, axis=_axis(ctx))
 
 
 @primitive(
@@ -136,17 +138,18 @@ def _reverse(ctx, xs):
     doc="(rotate xs n): items rotated left by n (right if negative), n taken modulo the length.",
 )
 def _rotate(ctx, xs, n):
+    xp = ctx.xp
     r = _axis(ctx)
     d = xs.shape[r]
     if d == 0 or n.size == 0:
         return xs
-    small = compact(n)
-    lo, hi = int(np.min(small)), int(np.max(small))
+    small = xp.compact(n)
+    lo, hi = int(xp.min(small)), int(xp.max(small))
     if lo == hi:
-        return np.roll(xs, -(lo % d), axis=r)
-    idx = (np.arange(d) + (n % d)[..., None]) % d  # (n % d first: no overflow for huge counts)
-    idx = idx.reshape(idx.shape + (1,) * (xs.ndim - r - 1))
-    return np.take_along_axis(xs, np.broadcast_to(idx, xs.shape), axis=r)
+        return xp.roll(xs, -(lo % d), axis=r)
+    idx = (xp.arange(d) + xp.expand_dims(n % d, -1)) % d  # (n % d first: no overflow for huge counts)
+    idx = xp.reshape(idx, idx.shape + (1,) * (xs.ndim - r - 1))
+    return xp.take_along_axis(xs, xp.broadcast_to(idx, xs.shape), axis=r)
 
 
 @primitive(
@@ -155,7 +158,9 @@ def _rotate(ctx, xs, n):
 )
 def _transpose(ctx, xs):
     r = _axis(ctx)
-    return np.swapaxes(xs, r, r + 1)
+    axes = list(range(xs.ndim))
+    axes[r], axes[r + 1] = r + 1, r
+    return ctx.xp.permute_dims(xs, axes)
 
 
 # --- inner product -----------------------------------------------------------------------
@@ -166,10 +171,11 @@ BLAS_WORK = 1 << 20
 
 def _inner_segmented(ctx, a, b):
     """Exact Int inner products of ragged vectors in one pass (Floats go box by box)."""
-    if type(a) is not Ragged or type(b) is not Ragged or a.data.dtype.kind == "f":
+    xp = ctx.xp
+    if type(a) is not Ragged or type(b) is not Ragged or xp.rep(a.data) == "Float":
         return NotImplemented
-    sums = np.concatenate([[0], np.cumsum(a.data * b.data)])
-    return sums[a.offsets[1:]] - sums[a.offsets[:-1]]
+    sums = xp.cumulative_sum(a.data * b.data, include_initial=True)
+    return xp.gather(sums, a.offsets[1:]) - xp.gather(sums, a.offsets[:-1])
 
 
 @primitive(
@@ -178,29 +184,22 @@ def _inner_segmented(ctx, a, b):
     segmented=_inner_segmented,
 )
 def _inner(ctx, a, b):
+    xp = ctx.xp
     r = _axis(ctx)
-    if r and a.dtype.kind == "f" and math.prod(ctx.frame) * a.shape[-1] >= BLAS_WORK:
-        out = _as_matrix_product(a, b, r)
+    if r and xp.rep(a) == "Float" and math.prod(ctx.frame) * a.shape[-1] >= BLAS_WORK:
+        out = _as_matrix_product(xp, a, b, r)
         if out is not None:
-            return np.broadcast_to(out, ctx.frame)
-    # Each cell's sum in the same order whatever the frame: both engines agree exactly (einsum
-    # would factor out an operand that is constant along the items, so give it real items).
-    return np.einsum("...i,...i->...", _real_items(a), _real_items(b))
+            return xp.broadcast_to(out, ctx.frame)
+    # Each cell's sum in the same order whatever the frame and however the operands are stored:
+    # both engines agree exactly (D27).
+    return xp.vecdot(a, b)
 
 
-def _real_items(x: np.ndarray) -> np.ndarray:
-    """``x`` with its last (items) axis stored, not broadcast; other axes may stay broadcast."""
-    if x.ndim == 0 or x.strides[-1] != 0 or x.shape[-1] <= 1:
-        return x
-    small = compact(x)
-    return np.broadcast_to(np.repeat(small, x.shape[-1], axis=-1), x.shape)
-
-
-def _as_matrix_product(a, b, r: int):
+def _as_matrix_product(xp, a, b, r: int):
     """Inner products over a frame along whose axes one operand varies and the other is
     broadcast (the shape of a matrix product, e.g. rows of one matrix against columns of
     another) as one BLAS matrix product; None when the frame has no such structure."""
-    ca, cb = compact(a), compact(b)
+    ca, cb = xp.compact(a), xp.compact(b)
     va = [ca.shape[j] > 1 for j in range(r)]
     vb = [cb.shape[j] > 1 for j in range(r)]
     rows = [j for j in range(r) if va[j] and not vb[j]]
@@ -211,24 +210,25 @@ def _as_matrix_product(a, b, r: int):
     rest = [j for j in range(r) if not va[j] and not vb[j]]
     size = lambda axes: math.prod(a.shape[j] if va[j] else b.shape[j] for j in axes)  # noqa: E731
     # (the other operand's axes have length 1 here and vanish in the reshape)
-    left = ca.transpose(both + rows + cols + rest + [r]).reshape(size(both), size(rows), ca.shape[r])
-    right = cb.transpose(both + cols + rows + rest + [r]).reshape(size(both), size(cols), cb.shape[r])
-    product = np.matmul(left, right.transpose(0, 2, 1))
+    left = xp.reshape(xp.permute_dims(ca, both + rows + cols + rest + [r]), (size(both), size(rows), ca.shape[r]))
+    right = xp.reshape(xp.permute_dims(cb, both + cols + rows + rest + [r]), (size(both), size(cols), cb.shape[r]))
+    product = xp.matmul(left, xp.permute_dims(right, (0, 2, 1)))
     dims = [max(a.shape[j], b.shape[j]) for j in range(r)]
-    product = product.reshape([dims[j] for j in both + rows + cols])
+    product = xp.reshape(product, tuple(dims[j] for j in both + rows + cols))
     order = both + rows + cols
-    product = product.transpose([order.index(j) for j in sorted(order)])
-    shape = [dims[j] if j in order else 1 for j in range(r)]
-    return product.reshape(shape)
+    product = xp.permute_dims(product, [order.index(j) for j in sorted(order)])
+    shape = tuple(dims[j] if j in order else 1 for j in range(r))
+    return xp.reshape(product, shape)
 
 
 def _total_segmented(ctx, xs):
+    xp = ctx.xp
     if type(xs) is not Ragged:
         return NotImplemented
-    if xs.data.dtype.kind != "f":  # exact in any order: one call
-        sums = np.concatenate([np.zeros((1,) + xs.data.shape[1:], xs.data.dtype), np.cumsum(xs.data, axis=0)])
-        return sums[xs.offsets[1:]] - sums[xs.offsets[:-1]]
-    return _by_length(xs, lambda rows: assoc_reduce(np.add, rows, 1))
+    if xp.rep(xs.data) != "Float":  # exact in any order: one call
+        sums = xp.cumulative_sum(xs.data, axis=0, include_initial=True)
+        return xp.gather(sums, xs.offsets[1:]) - xp.gather(sums, xs.offsets[:-1])
+    return _by_length(xp, xs, lambda rows: xp.reduce("add", rows, 1))
 
 
 @primitive(
@@ -237,90 +237,82 @@ def _total_segmented(ctx, xs):
     doc="(total xs) is the sum of the items of a vector, 0 for an empty one; like reduce, it may reassociate.",
 )
 def _total(ctx, xs):
-    return assoc_reduce(np.add, xs, _axis(ctx))
+    return ctx.xp.reduce("add", xs, _axis(ctx))
 
 
 # --- folds --------------------------------------------------------------------------
 
 
-def assoc_reduce(ufunc, xs: np.ndarray, axis: int) -> np.ndarray:
-    """``ufunc`` folded over ``axis`` in one call.  Float sums and products are reduced along a
-    contiguous last axis, so each cell's rounding is the same whatever frame surrounds it (both
-    engines agree); everything else (Int, Bool, min, max) is exact in any order."""
-    if xs.dtype.kind == "f" and ufunc in (np.add, np.multiply):
-        return ufunc.reduce(np.ascontiguousarray(np.moveaxis(xs, axis, -1)), axis=-1)
-    return ufunc.reduce(xs, axis=axis)
-
-
-def _by_length(xs: Ragged, reduce_rows) -> np.ndarray:
+def _by_length(xp, xs: Ragged, reduce_rows):
     """``reduce_rows`` (on a (boxes, length, …) block) for every ragged box, boxes of one length
     together: each box is reduced exactly as it would be alone."""
     out = None
-    for length in np.unique(xs.lengths):
-        boxes = np.nonzero(xs.lengths == length)[0]
-        rows = xs.data[xs.offsets[boxes][:, None] + np.arange(length)]
+    for length in xp.to_host(xp.unique(xs.lengths)):
+        boxes = xp.nonzero(xs.lengths == length)[0]
+        rows = xp.gather(xs.data, xp.reshape(xp.gather(xs.offsets, boxes), (-1, 1)) + xp.arange(length))
         part = reduce_rows(rows)
         if out is None:
-            out = np.empty((xs.boxes,) + part.shape[1:], dtype=part.dtype)
-        out[boxes] = part
+            out = xp.empty((xs.boxes,) + part.shape[1:], xp.rep(part))
+        out = xp.scatter(out, boxes, part)
     return out
 
 
-def _ufunc_of(ctx, f):
-    """The NumPy ufunc equal to ``f`` when every function in the frame is one associative
-    primitive — possibly lifted over a frame by inference, which keeps it elementwise."""
+def _op_of(ctx, f) -> str | None:
+    """The associative operation ``f`` is, by name, when every function in the frame is one
+    associative primitive — possibly lifted over a frame by inference, which keeps it elementwise."""
     fn = ctx.uniform_function(f)
     if isinstance(fn, PrimFn):
-        return fn.prim.ufunc
+        return fn.prim.op
     lifted = getattr(getattr(fn, "lam", None), "lifts", None)
     if lifted is not None:
         from . import PRIMITIVES
 
-        return PRIMITIVES[lifted].ufunc
+        return PRIMITIVES[lifted].op
     return None
 
 
 def _fold_segmented(ctx, f, z, xs):
     """The right fold of every ragged vector at once: step t folds in each box's t-th item from the
     end, so each box sees exactly the sequence of operations it would alone."""
+    xp = ctx.xp
     item_cell, acc_cell = ctx.cells[2][1:], ctx.cells[1]
     if type(xs) is not Ragged or is_ragged_cell(item_cell) or is_ragged_cell(acc_cell):
         return NotImplemented
-    ufunc = _ufunc_of(ctx, f) if tuple(acc_cell) == tuple(item_cell) else None
+    op = _op_of(ctx, f) if tuple(acc_cell) == tuple(item_cell) else None
     # Longest boxes first, so the boxes still folding at step t are a prefix.
-    order = np.argsort(-xs.lengths, kind="stable")
-    descending = -xs.lengths[order]
-    last = xs.offsets[:-1][order] - descending - 1  # each box's last item
-    acc = np.array(z)[order]
-    fns = f if ufunc is None else None
-    for t in range(int(-descending[0]) if len(descending) else 0):
-        live = int(np.searchsorted(descending, -t, side="left"))  # boxes with more than t items
-        items = xs.data[last[:live] - t]
-        if ufunc is not None:
-            ufunc(items, acc[:live], out=acc[:live])  # (f item acc), as the fold is written
+    order = xp.argsort(xs.lengths, descending=True)
+    descending = -xp.gather(xs.lengths, order)
+    last = xp.gather(xs.offsets[:-1], order) - descending - 1  # each box's last item
+    acc = xp.gather(z, order)
+    for t in range(-int(descending[0]) if len(descending) else 0):
+        live = xp.searchsorted(descending, -t, side="left")  # boxes with more than t items
+        items = xp.gather(xs.data, last[:live] - t)
+        if op is not None:
+            step = xp.elementwise(op)(items, acc[:live])  # (f item acc), as the fold is written
         else:
-            acc[:live] = ctx.apply_boxes(fns, order[:live], [items, acc[:live]], (item_cell, acc_cell), acc_cell)
-    out = np.empty_like(acc)
-    out[order] = acc
-    return out
+            step = ctx.apply_boxes(f, order[:live], [items, acc[:live]], (item_cell, acc_cell), acc_cell)
+        acc = xp.scatter(acc, slice(0, live), step)
+    return xp.scatter(xp.empty(acc.shape, xp.rep(acc)), order, acc)
 
 
 def _reduce_segmented(ctx, f, xs):
     """Exact (Int, Bool) reductions in one call; other functions as left folds stepped together."""
+    xp = ctx.xp
     cell = ctx.cells[1][1:]
     if type(xs) is not Ragged or is_ragged_cell(cell):
         return NotImplemented
-    ufunc = _ufunc_of(ctx, f)
-    if ufunc is not None:
-        if xs.data.dtype.kind == "f" and ufunc in (np.add, np.multiply):
-            return _by_length(xs, lambda rows: assoc_reduce(ufunc, rows, 1))  # pairwise, box by box
-        return ufunc.reduceat(xs.data, xs.offsets[:-1], axis=0)
+    op = _op_of(ctx, f)
+    if op is not None:
+        if xp.rep(xs.data) == "Float" and op in ("add", "multiply"):
+            return _by_length(xp, xs, lambda rows: xp.reduce(op, rows, 1))  # pairwise, box by box
+        return xp.segment_reduce(op, xs.data, xs.offsets[:-1])
     lengths, offsets = xs.lengths, xs.offsets
-    acc = np.array(xs.data[offsets[:-1]])
-    for j in range(1, int(lengths.max()) if len(lengths) else 0):
-        active = np.nonzero(lengths > j)[0]
-        items = xs.data[offsets[active] + j]
-        acc[active] = ctx.apply_boxes(f, active, [acc[active], items], (cell, cell), cell)
+    acc = xp.gather(xs.data, offsets[:-1])
+    for j in range(1, int(xp.max(lengths)) if len(lengths) else 0):
+        active = xp.nonzero(lengths > j)[0]
+        items = xp.gather(xs.data, xp.gather(offsets, active) + j)
+        step = ctx.apply_boxes(f, active, [xp.gather(acc, active), items], (cell, cell), cell)
+        acc = xp.scatter(acc, active, step)
     return acc
 
 
@@ -330,25 +322,23 @@ def _reduce_segmented(ctx, f, xs):
     doc="(fold f z xs) is the right fold (f x1 (f x2 … (f xn z))); f takes (item, accumulator).",
 )
 def _fold(ctx, f, z, xs):
+    xp = ctx.xp
     r = _axis(ctx)
+    n = xs.shape[r]
     item_cell, acc_cell = ctx.cells[2][1:], ctx.cells[1]
-    ufunc = _ufunc_of(ctx, f)
-    if ufunc is not None and tuple(acc_cell) == tuple(item_cell) and xs.shape[r]:
-        # Every primitive with a ufunc is commutative, so the right fold is a left fold of the
+    op = _op_of(ctx, f)
+    if op is not None and tuple(acc_cell) == tuple(item_cell) and n:
+        # Every associative primitive is commutative, so the right fold is a left fold of the
         # reversed items from z: exact for Int and Bool; sequential (accumulate) for Float + and *.
-        if xs.dtype.kind != "f":
-            return ufunc(assoc_reduce(ufunc, xs, r), z)
-        if ufunc in (np.add, np.multiply):
-            steps = np.concatenate([np.expand_dims(z, r), np.flip(xs, axis=r)], axis=r)
-            return _item(ufunc.accumulate(steps, axis=r), r, -1)
-        acc = z  # Float max and min are not commutative on signed zeros: (f item acc), as written
-        for i in reversed(range(xs.shape[r])):
-            acc = ufunc(_item(xs, r, i), acc)
-        return acc
-    acc = z
-    for i in reversed(range(xs.shape[r])):
-        acc = ctx.apply(f, [_item(xs, r, i), acc], (item_cell, acc_cell), acc_cell)
-    return acc
+        combine = xp.elementwise(op)
+        if xp.rep(xs) != "Float":
+            return combine(xp.reduce(op, xs, r), z)
+        if op in ("add", "multiply"):
+            steps = xp.concat([xp.expand_dims(z, r), xp.flip(xs, axis=r)], axis=r)
+            return _item(xp.accumulate(op, steps, axis=r), r, -1)
+        # Float max and min are not commutative on signed zeros: (f item acc), as written
+        return xp.loop(n, lambda i, acc: combine(_item(xs, r, n - 1 - i), acc), z)
+    return xp.loop(n, lambda i, acc: ctx.apply(f, [_item(xs, r, n - 1 - i), acc], (item_cell, acc_cell), acc_cell), z)
 
 
 @primitive(
@@ -357,15 +347,14 @@ def _fold(ctx, f, z, xs):
     doc="(reduce f xs) combines the items left to right, (f (f x1 x2) x3) …; may reassociate.",
 )
 def _reduce(ctx, f, xs):
+    xp = ctx.xp
     r = _axis(ctx)
-    ufunc = _ufunc_of(ctx, f)
-    if ufunc is not None:
-        return assoc_reduce(ufunc, xs, r)
+    op = _op_of(ctx, f)
+    if op is not None:
+        return xp.reduce(op, xs, r)
     cell = ctx.cells[1][1:]
-    acc = _item(xs, r, 0)
-    for i in range(1, xs.shape[r]):
-        acc = ctx.apply(f, [acc, _item(xs, r, i)], (cell, cell), cell)
-    return acc
+    step = lambda i, acc: ctx.apply(f, [acc, _item(xs, r, i + 1)], (cell, cell), cell)  # noqa: E731
+    return xp.loop(xs.shape[r] - 1, step, _item(xs, r, 0))
 
 
 @primitive(
@@ -374,23 +363,21 @@ def _reduce(ctx, f, xs):
     doc="(scan f z xs): the running left fold, one result per item, z excluded; f takes (accumulator, item).",
 )
 def _scan(ctx, f, z, xs):
+    xp = ctx.xp
     r = _axis(ctx)
+    n = xs.shape[r]
     acc_cell, item_cell = ctx.cells[1], ctx.cells[2][1:]
-    ufunc = _ufunc_of(ctx, f)
-    if ufunc is not None and acc_cell == item_cell:
-        if xs.dtype.kind == "f":  # exactly the left scan: z first, then each item in turn
-            steps = np.concatenate([np.expand_dims(z, r), xs], axis=r)
-            return _item(ufunc.accumulate(steps, axis=r), r, slice(1, None))
-        running = ufunc.accumulate(xs, axis=r) if xs.shape[r] else xs
-        return ufunc(np.expand_dims(z, r), running)
-    results = []
-    acc = z
-    for i in range(xs.shape[r]):
-        acc = ctx.apply(f, [acc, _item(xs, r, i)], (acc_cell, item_cell), acc_cell)
-        results.append(acc)
-    if not results:
-        return np.empty(ctx.frame + (0,) + tuple(acc_cell), dtype=z.dtype)
-    return np.stack(results, axis=r)
+    op = _op_of(ctx, f)
+    if op is not None and acc_cell == item_cell:
+        if xp.rep(xs) == "Float":  # exactly the left scan: z first, then each item in turn
+            steps = xp.concat([xp.expand_dims(z, r), xs], axis=r)
+            return _item(xp.accumulate(op, steps, axis=r), r, slice(1, None))
+        running = xp.accumulate(op, xs, axis=r) if n else xs
+        return xp.elementwise(op)(xp.expand_dims(z, r), running)
+    if not n:
+        return xp.empty(ctx.frame + (0,) + tuple(acc_cell), xp.rep(z))
+    step = lambda i, acc: ctx.apply(f, [acc, _item(xs, r, i)], (acc_cell, item_cell), acc_cell)  # noqa: E731
+    return xp.scan(n, step, z, axis=r)
 
 
 # --- boxed results --------------------------------------------------------------------
@@ -402,7 +389,7 @@ def _scan(ctx, f, z, xs):
 )
 def _shape(ctx, xs):
     cell = xs.shape[_axis(ctx):]
-    box = BoxValue((len(cell),), np.array(cell, dtype=np.int64))
+    box = BoxValue((len(cell),), ctx.xp.asarray(list(cell), "Int"))
     return per_cell(ctx, lambda idx: box)
 
 
@@ -412,19 +399,10 @@ def _shape(ctx, xs):
 )
 def _ravel(ctx, xs):
     def make(idx):
-        flat = xs[idx].reshape(-1)
+        flat = ctx.xp.reshape(xs[idx], (-1,))
         return BoxValue((flat.shape[0],), flat)
 
     return per_cell(ctx, make)
-
-
-def _kept_items(xs: np.ndarray, bs: np.ndarray, lead: int) -> np.ndarray:
-    """The items of ``xs`` flagged in ``bs`` (its first ``lead`` axes), in row-major order."""
-    rest = xs.shape[lead:]
-    if 0 < math.prod(rest) <= 8:  # narrow items: select each component (faster on strided views)
-        parts = [xs[(Ellipsis,) + idx][bs] for idx in np.ndindex(*rest)]
-        return np.stack(parts, axis=-1).reshape((-1,) + rest)
-    return xs[np.nonzero(bs)]
 
 
 @primitive(
@@ -433,11 +411,12 @@ def _kept_items(xs: np.ndarray, bs: np.ndarray, lead: int) -> np.ndarray:
     doc="(filter bs xs): a box holding the items of xs whose flag in bs is #t.",
 )
 def _filter(ctx, bs, xs):
-    if ctx.frame and xs.dtype != object:  # all the frame's boxes in one flat buffer
-        return BoxFrame(ctx.frame, _kept_items(xs, bs, len(ctx.frame) + 1), bs.sum(axis=-1))
+    xp = ctx.xp
+    if ctx.frame and not host.is_host(xs):  # all the frame's boxes in one flat buffer
+        return BoxFrame(xp, ctx.frame, xp.select_items(xs, bs), xp.sum(bs, axis=-1))
 
     def make(idx):
-        kept = xs[idx][bs[idx]]
+        kept = xp.select_items(xs[idx], bs[idx])
         return BoxValue((kept.shape[0],), kept)
 
     return per_cell(ctx, make)
@@ -450,7 +429,7 @@ def _filter(ctx, bs, xs):
 def _iota(ctx, shp):
     def make(idx):
         dims = _checked_dims(ctx, shp[idx], "iota")
-        return BoxValue((dims,), np.arange(int(np.prod(dims, dtype=np.int64)), dtype=np.int64).reshape(dims))
+        return BoxValue((dims,), ctx.xp.reshape(ctx.xp.arange(math.prod(dims)), dims))
 
     return per_cell(ctx, make)
 
@@ -460,29 +439,27 @@ def _iota(ctx, shp):
     doc="(iota/v n): a box holding the vector 0 … n-1.",
 )
 def _iota_v(ctx, n):
+    xp = ctx.xp
+    ctx.require(n >= 0, "iota/v of a negative length, {}", n)
     if ctx.frame:  # all the frame's vectors 0 … k-1 in one flat buffer
-        lengths = np.ascontiguousarray(n, dtype=np.int64).reshape(-1)
-        if lengths.size and lengths.min() < 0:
-            ctx.error(f"iota/v of a negative length, {int(lengths.min())}")
-        total = int(lengths.sum())
+        lengths = xp.reshape(xp.contiguous(n), (-1,))
+        total = int(xp.sum(lengths))
         ctx.check_size(total, "iota/v")
-        starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
-        return BoxFrame(ctx.frame, np.arange(total, dtype=np.int64) - starts, lengths)
+        starts = xp.repeat(xp.cumulative_sum(lengths) - lengths, lengths)
+        return BoxFrame(xp, ctx.frame, xp.arange(total) - starts, lengths)
 
     def make(idx):
         k = int(n[idx])
-        if k < 0:
-            ctx.error(f"iota/v of a negative length, {k}")
         ctx.check_size(k, "iota/v")
-        return BoxValue((k,), np.arange(k, dtype=np.int64))
+        return BoxValue((k,), xp.arange(k))
 
     return per_cell(ctx, make)
 
 
-def _iota_of_shape(ctx, dims: tuple[int, ...], what: str) -> np.ndarray:
+def _iota_of_shape(ctx, dims: tuple[int, ...], what: str):
     ctx.check_shape(ctx.frame + dims, what)
-    cell = np.arange(int(np.prod(dims, dtype=np.int64)), dtype=np.int64).reshape(dims)
-    return np.broadcast_to(cell, ctx.frame + dims)
+    cell = ctx.xp.reshape(ctx.xp.arange(math.prod(dims)), dims)
+    return ctx.xp.broadcast_to(cell, ctx.frame + dims)
 
 
 @primitive(
@@ -495,10 +472,11 @@ def _iota_s(ctx):
 
 def _iota_w_segmented(ctx, xs):
     """0 … k-1 for every ragged vector at once."""
+    xp = ctx.xp
     if type(xs) is not Ragged or xs.data.ndim != 1:
         return NotImplemented
-    starts = np.repeat(xs.offsets[:-1], xs.lengths)
-    return Ragged(np.arange(len(xs.data), dtype=np.int64) - starts, xs.lengths)
+    starts = xp.repeat(xs.offsets[:-1], xs.lengths)
+    return Ragged(xp, xp.arange(len(xs.data)) - starts, xs.lengths)
 
 
 @primitive(
@@ -516,11 +494,11 @@ def _iota_w(ctx, xs):
 def _reshape(ctx, shp, xs):
     def make(idx):
         dims = _checked_dims(ctx, shp[idx], "reshape")
-        flat = xs[idx].reshape(-1)
-        n = int(np.prod(dims, dtype=np.int64))
+        flat = ctx.xp.reshape(xs[idx], (-1,))
+        n = math.prod(dims)
         if flat.size == 0 and n:
             ctx.error(f"reshape of an empty array to the shape {_vector(dims)}, which has atoms")
-        return BoxValue((dims,), np.resize(flat, n).reshape(dims))
+        return BoxValue((dims,), ctx.xp.reshape(ctx.xp.resize(flat, n), dims))
 
     return per_cell(ctx, make)
 
@@ -542,7 +520,7 @@ def _read_nums(ctx):
             if value is None:
                 ctx.error(f"read-nums: `{_abridged(w)}` in the input does not fit in a 64-bit Int")
             values.append(value)
-        return BoxValue((len(values),), np.array(values, dtype=np.int64))
+        return BoxValue((len(values),), ctx.xp.asarray(values, "Int"))
 
     return per_cell(ctx, make)
 

@@ -30,8 +30,9 @@ class Primitive:
     doc: str
     impl: Callable
     overload: Optional[frozenset[str] | str] = None
-    #: A NumPy ufunc equal to this (associative) primitive, for one-call reduce/scan.
-    ufunc: Optional[object] = None
+    #: The associative operation this primitive is, by name (``"add"``: backends.ASSOCIATIVE), so
+    #: reduce/scan/fold can be one backend call; never a library's function.
+    op: Optional[str] = None
     #: Whether it has an effect (reads input): it then runs once per cell of any frame it is in.
     effectful: bool = False
     #: False for primitives registered from Python at run time (remora.register).

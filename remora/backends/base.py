@@ -1,0 +1,350 @@
+"""The backend seam: every operation the engines and the primitives do on atom data.
+
+An array library plugs into Remora by implementing :class:`Backend`.  The names are the
+array-API standard's where it has one (``reshape``, ``broadcast_to``, ``concat``, ``take``,
+``where``, ``sum``, ``cumulative_sum``, ``matmul``, ``vecdot``, ``floor_divide``, …), so a
+library that follows the standard needs little more than a table of its functions; the few
+kernels the standard lacks and the engine needs have names of their own (``reduce``,
+``accumulate``, ``segment_reduce``, ``scatter``, ``gather``, ``resize``, ``repeat``,
+``select_items``, ``loop``, ``scan``, ``require``), each documented below with the meaning a
+backend must give it.
+
+What every backend promises, beyond each function's own meaning:
+
+- **Representations.**  An array's atoms are one of the representations named by
+  :data:`REPS`: ``"Int"`` (64-bit integers that wrap around), ``"Float"`` (IEEE binary64),
+  ``"Bool"``, and :data:`OBJECT` — functions and boxes, which stay host-side NumPy object arrays
+  (:mod:`remora.backends.host`) whatever the backend.  ``dtype(rep)`` maps a representation to
+  the library's dtype.  The *structural* functions (``reshape``, ``broadcast_to``,
+  ``expand_dims``, ``concat``, ``stack``, ``moveaxis``, ``take``, indexing) accept host object
+  arrays as well as the library's own, since frames of functions and boxes are lifted like any
+  other value.
+- **Frame independence.**  Elementwise functions, ``reduce`` of ``"add"``/``"multiply"`` on
+  Floats, ``vecdot`` and ``accumulate`` compute each cell the same way whatever frame surrounds
+  it, whatever its operands' strides: a cell computed alone (the reference engine's δ) and the
+  same cell inside a million-cell frame (the whole-frame engine) are equal bit for bit (spec
+  D22, D27, D28).
+- **No surprises in the data.**  Floating-point warnings are never reported (IEEE results are
+  the meaning, under :meth:`quiet`); ``Int`` arithmetic wraps; nothing a primitive is given is
+  written to — results are new arrays or views, and the one kernel that updates an array,
+  ``scatter``, is given an array its caller owns.
+- **Checks are values.**  A run-time check (division by zero, an index out of range, a
+  conversion of ``nan`` to ``Int``) is a boolean array handed to :meth:`require`, never a Python
+  ``if`` on array data, so a tracing backend can carry it out later; an eager backend raises at
+  once.
+
+An *operation name* (``"add"``, ``"multiply"``, ``"minimum"``, ``"maximum"``, ``"logical_and"``,
+``"logical_or"``, ``"logical_xor"``) is how an associative primitive declares itself to the
+reductions: the primitive table never holds a library's function.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable, Sequence
+
+#: The representation of functions and boxes: host-side object arrays, on every backend.
+OBJECT = "object"
+#: Every atom representation: the base atom types by name, then functions and boxes.
+REPS = ("Int", "Float", "Bool", OBJECT)
+#: The associative, commutative operations the reductions know by name.
+ASSOCIATIVE = ("add", "multiply", "minimum", "maximum", "logical_and", "logical_or", "logical_xor")
+
+Array = Any
+
+
+class NodeTable:
+    """A table keyed by objects' identity — erased nodes — that forgets an entry when its key is
+    collected: a cache of what a program's nodes mean at run time lasts as long as the program,
+    and keeps no node alive.  (A lookup is an ``id`` and a dictionary access: these tables are on
+    the engine's path for every application and every literal.)"""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[weakref.ref, Any]] = {}
+
+    def get(self, key: Any) -> Any:
+        """The value stored for ``key`` itself, or None."""
+        entry = self._entries.get(id(key))
+        if entry is not None and entry[0]() is key:
+            return entry[1]
+        return None
+
+    def set(self, key: Any, value: Any) -> None:
+        entries = self._entries
+
+        def forget(ref: weakref.ref, k: int = id(key)) -> None:
+            entry = entries.get(k)
+            if entry is not None and entry[0] is ref:  # (not a newer key that took the same id)
+                entries.pop(k, None)
+
+        entries[id(key)] = (weakref.ref(key, forget), value)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+class Backend:
+    """The operations on atom data.  Subclasses implement every method; this class documents
+    them (each raises ``NotImplementedError`` here) and provides what follows from the others."""
+
+    #: the name users choose the backend by (``--backend=NAME``)
+    name = "abstract"
+
+    def __init__(self) -> None:
+        #: arrays made from a program's literal constants, by erased node, made once per backend
+        self.constants = NodeTable()
+
+    # --- representations and conversions --------------------------------------------------
+
+    def dtype(self, rep: str) -> Any:
+        """The library's dtype for the atom representation ``rep`` (one of :data:`REPS`)."""
+        raise NotImplementedError
+
+    def rep(self, x: Array) -> str:
+        """The atom representation of the array ``x`` (:data:`OBJECT` for a host object array)."""
+        raise NotImplementedError
+
+    def itemsize(self, x: Array) -> int:
+        """How many bytes each atom of ``x`` takes."""
+        raise NotImplementedError
+
+    def owns(self, x: Any) -> bool:
+        """Whether ``x`` is an array of this backend (or a host object array)."""
+        raise NotImplementedError
+
+    def asarray(self, x: Any, rep: str | None = None) -> Array:
+        """``x`` (a Python scalar, nested lists, or an array) as an array, of ``rep`` if given."""
+        raise NotImplementedError
+
+    def empty(self, shape: tuple, rep: str) -> Array:
+        """An array of ``shape`` whose atoms are not yet set (filled by the caller, or empty)."""
+        raise NotImplementedError
+
+    def full(self, shape: tuple, value: Any, rep: str) -> Array:
+        """An array of ``shape`` with every atom ``value``."""
+        raise NotImplementedError
+
+    def arange(self, n: int) -> Array:
+        """The ``Int`` vector 0, 1, …, n−1."""
+        raise NotImplementedError
+
+    def constant(self, key: Any, values: Any, rep: str | None, shape: tuple) -> Array:
+        """The array of a literal in the program (``values``: a tuple of atoms, row-major, or one
+        atom; ``rep`` None to take the atoms' own), made once per ``key`` (an erased node) and
+        backend; callers never write to it."""
+        hit = self.constants.get(key)
+        if hit is None:
+            hit = self.read_only(self.reshape(self.asarray(values, rep), shape))
+            self.constants.set(key, hit)
+        return hit
+
+    def read_only(self, x: Array) -> Array:
+        """``x``, made unwritable where the library can (a shared constant, an argument handed out)."""
+        return x
+
+    def to_host(self, x: Array) -> Any:
+        """``x`` as Python values: a scalar for a 0-d array, else nested lists (for printing)."""
+        raise NotImplementedError
+
+    def to_numpy(self, x: Array) -> Any:
+        """``x`` as a ``numpy.ndarray`` (what the Python API hands back and registered functions get)."""
+        raise NotImplementedError
+
+    def from_numpy(self, x: Any) -> Array:
+        """A ``numpy.ndarray`` (a user's input) as an array of this backend."""
+        raise NotImplementedError
+
+    def quiet(self):
+        """A context manager under which floating-point warnings are not reported."""
+        raise NotImplementedError
+
+    # --- structure (also on host object arrays) ---------------------------------------------
+
+    def reshape(self, x: Array, shape: tuple) -> Array:
+        raise NotImplementedError
+
+    def broadcast_to(self, x: Array, shape: tuple) -> Array:
+        """``x`` seen at ``shape`` (size-1 axes stretched), a view where the library has them."""
+        raise NotImplementedError
+
+    def expand_dims(self, x: Array, axis: int) -> Array:
+        raise NotImplementedError
+
+    def concat(self, xs: Sequence[Array], axis: int = 0) -> Array:
+        raise NotImplementedError
+
+    def stack(self, xs: Sequence[Array], axis: int = 0) -> Array:
+        raise NotImplementedError
+
+    def moveaxis(self, x: Array, source: int, destination: int) -> Array:
+        raise NotImplementedError
+
+    def permute_dims(self, x: Array, axes: Sequence[int]) -> Array:
+        raise NotImplementedError
+
+    def flip(self, x: Array, axis: int) -> Array:
+        raise NotImplementedError
+
+    def roll(self, x: Array, shift: int, axis: int) -> Array:
+        raise NotImplementedError
+
+    def take(self, x: Array, indices: Array, axis: int) -> Array:
+        raise NotImplementedError
+
+    def take_along_axis(self, x: Array, indices: Array, axis: int) -> Array:
+        raise NotImplementedError
+
+    def where(self, condition: Array, x: Array, y: Array) -> Array:
+        raise NotImplementedError
+
+    def astype(self, x: Array, rep: str) -> Array:
+        raise NotImplementedError
+
+    def compact(self, x: Array) -> Array:
+        """``x`` with every axis along which it does not vary *because it is a broadcast* cut down
+        to length 1 (a view; ``x`` itself where the library keeps no such information)."""
+        return x
+
+    def contiguous(self, x: Array) -> Array:
+        """``x`` stored densely in row-major order (a copy only if it is not already)."""
+        return x
+
+    # --- elementwise (frame independent) -----------------------------------------------------
+    # add subtract multiply divide floor_divide remainder minimum maximum negative abs pow
+    # sqrt exp log sin cos tan atan floor ceil round trunc isfinite
+    # equal not_equal less less_equal greater greater_equal
+    # logical_and logical_or logical_xor logical_not
+    # (array-API names; ``round`` rounds halves to even, ``remainder`` has the divisor's sign,
+    # ``floor_divide`` floors.)
+
+    def elementwise(self, op: str) -> Callable[..., Array]:
+        """The elementwise function called ``op`` (one of the names above)."""
+        return getattr(self, op)
+
+    # --- reductions and scans ------------------------------------------------------------------
+
+    def sum(self, x: Array, axis: int | None = None) -> Array:
+        raise NotImplementedError
+
+    def max(self, x: Array, axis: int | None = None) -> Array:
+        raise NotImplementedError
+
+    def min(self, x: Array, axis: int | None = None) -> Array:
+        raise NotImplementedError
+
+    def any(self, x: Array) -> bool:
+        """Whether some atom of the Bool array ``x`` is true, as a Python bool (for the host's
+        own decisions about layout, never for a program's checks: those use :meth:`require`)."""
+        raise NotImplementedError
+
+    def all(self, x: Array) -> bool:
+        """Whether every atom of the Bool array ``x`` is true, as a Python bool (as :meth:`any`)."""
+        raise NotImplementedError
+
+    def cumulative_sum(self, x: Array, axis: int = 0, include_initial: bool = False) -> Array:
+        raise NotImplementedError
+
+    def reduce(self, op: str, x: Array, axis: int) -> Array:
+        """``x``'s items along ``axis`` combined with the associative operation ``op``, in any
+        grouping; Float ``add``/``multiply`` pairwise along the axis, frame independent (D22)."""
+        raise NotImplementedError
+
+    def accumulate(self, op: str, x: Array, axis: int) -> Array:
+        """The running combination of ``x``'s items along ``axis``, strictly left to right."""
+        raise NotImplementedError
+
+    def segment_reduce(self, op: str, data: Array, offsets: Array) -> Array:
+        """``op`` over each segment ``data[offsets[i]:offsets[i+1]]`` (along axis 0; the last
+        segment runs to the end); every segment has at least one item."""
+        raise NotImplementedError
+
+    def vecdot(self, a: Array, b: Array) -> Array:
+        """The sums of the products along the last axis, each cell summed in the same order
+        whatever the frame and the operands' strides (D27)."""
+        raise NotImplementedError
+
+    def matmul(self, a: Array, b: Array) -> Array:
+        """The matrix product over the last two axes (a BLAS call where the library has one)."""
+        raise NotImplementedError
+
+    # --- kernels on positions ------------------------------------------------------------------
+
+    def unravel_index(self, indices: Array, shape: tuple) -> tuple[Array, ...]:
+        """The coordinates (one Int array per axis) of the flat row-major ``indices`` in ``shape``."""
+        raise NotImplementedError
+
+    def nonzero(self, x: Array) -> tuple[Array, ...]:
+        """The positions (one index array per axis) of the true atoms of ``x``, row-major."""
+        raise NotImplementedError
+
+    def gather(self, x: Array, indices: Array) -> Array:
+        """``x``'s items (along axis 0) at ``indices`` (an Int array of any shape)."""
+        raise NotImplementedError
+
+    def scatter(self, x: Array, indices: Array, values: Array) -> Array:
+        """``x`` with its items at ``indices`` (along axis 0) replaced by ``values``.  ``x`` is the
+        caller's own array (it may be updated in place and must not be used afterwards)."""
+        raise NotImplementedError
+
+    def repeat(self, x: Array, counts: Array | int, axis: int = 0) -> Array:
+        """Each item of ``x`` (along ``axis``) repeated ``counts`` times (one count per item, or one for all)."""
+        raise NotImplementedError
+
+    def resize(self, x: Array, n: int) -> Array:
+        """The vector ``x`` repeated cyclically to ``n`` atoms (``x`` has atoms if ``n`` > 0)."""
+        raise NotImplementedError
+
+    def select_items(self, x: Array, mask: Array) -> Array:
+        """The cells of ``x`` below ``mask``'s axes where ``mask`` is true, row-major, one after
+        another along a new leading axis (boolean-mask indexing)."""
+        raise NotImplementedError
+
+    def unique(self, x: Array) -> Array:
+        """The distinct atoms of ``x``, ascending."""
+        raise NotImplementedError
+
+    def argsort(self, x: Array, descending: bool = False) -> Array:
+        """The stable permutation that sorts the vector ``x``."""
+        raise NotImplementedError
+
+    def searchsorted(self, x: Array, value: Any, side: str = "left") -> int:
+        raise NotImplementedError
+
+    def array_equal(self, a: Array, b: Array) -> bool:
+        """Whether ``a`` and ``b`` have one shape and equal atoms (for layout decisions)."""
+        raise NotImplementedError
+
+    def same_atoms(self, a: Array, b: Array) -> bool:
+        """Whether two arrays of base atoms are the same value: one shape, one representation,
+        equal atoms — ``nan`` equal to ``nan``, ``-0.0`` different from ``0.0``."""
+        raise NotImplementedError
+
+    # --- control ---------------------------------------------------------------------------------
+
+    def loop(self, n: int, step: Callable[[int, Any], Any], init: Any) -> Any:
+        """``acc = init; for i in 0 … n−1: acc = step(i, acc)``; the final ``acc`` (a fold over
+        items: a tracing backend makes it one compiled loop)."""
+        acc = init
+        for i in range(n):
+            acc = step(i, acc)
+        return acc
+
+    def scan(self, n: int, step: Callable[[int, Any], Any], init: Any, axis: int) -> Array:
+        """As :meth:`loop`, keeping every ``acc`` after a step: their stack along ``axis``
+        (``n`` > 0)."""
+        out = []
+        acc = init
+        for i in range(n):
+            acc = step(i, acc)
+            out.append(acc)
+        return self.stack(out, axis=axis)
+
+    def require(self, ok: Array, message: str, culprits: Sequence[Array], fail: Callable[[str], Any]) -> None:
+        """A run-time check: every atom of the Bool array ``ok`` must be true.  Where one is not,
+        ``fail`` is called with ``message``, its ``{}`` placeholders filled with the atoms of
+        ``culprits`` (arrays broadcastable to ``ok``'s shape) at the first such position
+        (row-major).  An eager backend checks at once; a tracing one may check when the
+        computation runs, and must then report the same message."""
+        raise NotImplementedError

@@ -1,0 +1,309 @@
+"""The NumPy backend: every operation of :class:`~remora.backends.base.Backend` as NumPy calls.
+
+Most functions are NumPy's own under their array-API names.  What is NumPy-specific lives here
+and nowhere else: which dtype holds which atoms, how a broadcast array is recognised (its
+stride-0 axes), and the care that makes Float results frame independent — NumPy's 0-d
+(scalar) loops can round differently from its array loops, its ``power`` squares where it sees
+a broadcast exponent of 2.0, and its reductions and ``einsum`` sum in an order that depends on
+the strides they are given.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import host
+from .base import OBJECT, Backend
+
+#: The dtype that holds each atom representation (contract §2).
+DTYPES = {
+    "Int": np.dtype(np.int64),
+    "Float": np.dtype(np.float64),
+    "Bool": np.dtype(np.bool_),
+    OBJECT: np.dtype(object),
+}
+#: The representation of each dtype Remora arrays may have.
+REP_OF_DTYPE = {dtype: rep for rep, dtype in DTYPES.items()}
+#: The associative operations by name (base.ASSOCIATIVE).
+UFUNCS = {
+    "add": np.add,
+    "multiply": np.multiply,
+    "minimum": np.minimum,
+    "maximum": np.maximum,
+    "logical_and": np.logical_and,
+    "logical_or": np.logical_or,
+    "logical_xor": np.logical_xor,
+}
+
+
+def _frame_independent(ufunc):
+    """``ufunc``, computed on arrays of at least one axis: NumPy's 0-d path for Float functions
+    can round differently from its array path, and one cell alone (the reference engine's δ)
+    must get exactly what it gets inside a frame."""
+
+    def op(*args):
+        if all(a.ndim == 0 for a in args) and any(a.dtype.kind == "f" for a in args):
+            return ufunc(*(a.reshape(1) for a in args)).reshape(())
+        return ufunc(*args)
+
+    op.__name__ = ufunc.__name__
+    return op
+
+
+def _pow(a, b):
+    if a.dtype.kind != "f":
+        return np.power(a, b)
+    # NumPy squares instead of calling pow when the exponent is a broadcast 2.0: give every cell
+    # the same computation whatever the frame (the engines must agree exactly).
+    if 0 in b.strides:
+        b = np.array(b, copy=True)
+    return _POWER(a, b)
+
+
+_POWER = _frame_independent(np.power)
+
+
+class NumpyBackend(Backend):
+    """Atom data as ``numpy.ndarray`` s of ``int64``, ``float64`` and ``bool``."""
+
+    name = "numpy"
+
+    # --- representations and conversions ---------------------------------------------------
+
+    def dtype(self, rep: str) -> np.dtype:
+        return DTYPES[rep]
+
+    def rep(self, x) -> str:
+        return REP_OF_DTYPE[x.dtype]
+
+    def itemsize(self, x) -> int:
+        return x.itemsize
+
+    def owns(self, x: Any) -> bool:
+        return isinstance(x, np.ndarray)
+
+    def asarray(self, x: Any, rep: str | None = None) -> np.ndarray:
+        return np.asarray(x) if rep is None else np.asarray(x, dtype=DTYPES[rep])
+
+    def empty(self, shape: tuple, rep: str) -> np.ndarray:
+        return np.empty(shape, dtype=DTYPES[rep])
+
+    def full(self, shape: tuple, value: Any, rep: str) -> np.ndarray:
+        return np.full(shape, value, dtype=DTYPES[rep])
+
+    def arange(self, n: int) -> np.ndarray:
+        return np.arange(n, dtype=np.int64)
+
+    def to_host(self, x) -> Any:
+        return np.asarray(x).tolist()
+
+    def to_numpy(self, x) -> np.ndarray:
+        return np.asarray(x)
+
+    def from_numpy(self, x: np.ndarray) -> np.ndarray:
+        return x
+
+    def read_only(self, x):
+        view = x.view()
+        view.flags.writeable = False
+        return view
+
+    def quiet(self):
+        return np.errstate(all="ignore")
+
+    # --- structure ------------------------------------------------------------------------------
+    # (NumPy's own functions where their signatures are the array API's: no extra call on the
+    # engine's hottest paths)
+
+    def reshape(self, x, shape: tuple):
+        return x.reshape(shape)
+
+    broadcast_to = staticmethod(np.broadcast_to)
+
+    def expand_dims(self, x, axis: int):
+        if axis < 0:
+            axis += x.ndim + 1
+        return x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
+
+    concat = staticmethod(np.concatenate)
+
+    stack = staticmethod(np.stack)
+
+    moveaxis = staticmethod(np.moveaxis)
+
+    permute_dims = staticmethod(np.transpose)
+
+    flip = staticmethod(np.flip)
+
+    roll = staticmethod(np.roll)
+
+    take = staticmethod(np.take)
+
+    take_along_axis = staticmethod(np.take_along_axis)
+
+    where = staticmethod(np.where)
+
+    def astype(self, x, rep: str):
+        return x.astype(DTYPES[rep])
+
+    def compact(self, x):
+        return host.compact(x)
+
+    def contiguous(self, x):
+        return np.ascontiguousarray(x)
+
+    # --- elementwise ----------------------------------------------------------------------------
+
+    add = staticmethod(_frame_independent(np.add))
+    subtract = staticmethod(_frame_independent(np.subtract))
+    multiply = staticmethod(_frame_independent(np.multiply))
+    divide = staticmethod(_frame_independent(np.true_divide))
+    floor_divide = staticmethod(np.floor_divide)
+    remainder = staticmethod(np.mod)
+    minimum = staticmethod(_frame_independent(np.minimum))
+    maximum = staticmethod(_frame_independent(np.maximum))
+    negative = staticmethod(_frame_independent(np.negative))
+    abs = staticmethod(_frame_independent(np.abs))
+    pow = staticmethod(_pow)
+    sqrt = staticmethod(_frame_independent(np.sqrt))
+    exp = staticmethod(_frame_independent(np.exp))
+    log = staticmethod(_frame_independent(np.log))
+    sin = staticmethod(_frame_independent(np.sin))
+    cos = staticmethod(_frame_independent(np.cos))
+    tan = staticmethod(_frame_independent(np.tan))
+    atan = staticmethod(_frame_independent(np.arctan))
+    floor = staticmethod(_frame_independent(np.floor))
+    ceil = staticmethod(_frame_independent(np.ceil))
+    round = staticmethod(_frame_independent(np.rint))
+    trunc = staticmethod(_frame_independent(np.trunc))
+    isfinite = staticmethod(np.isfinite)
+    equal = staticmethod(_frame_independent(np.equal))
+    not_equal = staticmethod(_frame_independent(np.not_equal))
+    less = staticmethod(_frame_independent(np.less))
+    less_equal = staticmethod(_frame_independent(np.less_equal))
+    greater = staticmethod(_frame_independent(np.greater))
+    greater_equal = staticmethod(_frame_independent(np.greater_equal))
+    logical_and = staticmethod(_frame_independent(np.logical_and))
+    logical_or = staticmethod(_frame_independent(np.logical_or))
+    logical_xor = staticmethod(_frame_independent(np.logical_xor))
+    logical_not = staticmethod(_frame_independent(np.logical_not))
+
+    # --- reductions and scans -----------------------------------------------------------------
+
+    def sum(self, x, axis: int | None = None):
+        return np.sum(x, axis=axis)
+
+    def max(self, x, axis: int | None = None):
+        return np.max(x, axis=axis)
+
+    def min(self, x, axis: int | None = None):
+        return np.min(x, axis=axis)
+
+    def any(self, x) -> bool:
+        return bool(np.any(x))
+
+    def all(self, x) -> bool:
+        return bool(np.all(x))
+
+    def cumulative_sum(self, x, axis: int = 0, include_initial: bool = False):
+        out = np.cumsum(x, axis=axis)
+        if include_initial:
+            zero = np.zeros(x.shape[:axis] + (1,) + x.shape[axis + 1 :], dtype=out.dtype)
+            out = np.concatenate([zero, out], axis=axis)
+        return out
+
+    def reduce(self, op: str, x, axis: int):
+        ufunc = UFUNCS[op]
+        if x.dtype.kind == "f" and op in ("add", "multiply"):
+            # pairwise along a contiguous last axis: each cell's rounding whatever its frame (D22)
+            if axis != x.ndim - 1:
+                x = np.moveaxis(x, axis, -1)
+            return ufunc.reduce(np.ascontiguousarray(x), axis=-1)
+        return ufunc.reduce(x, axis=axis)
+
+    def accumulate(self, op: str, x, axis: int):
+        return UFUNCS[op].accumulate(x, axis=axis)
+
+    def segment_reduce(self, op: str, data, offsets):
+        return UFUNCS[op].reduceat(data, offsets, axis=0)
+
+    def vecdot(self, a, b):
+        if a.dtype.kind != "f":  # exact in any order
+            return np.einsum("...i,...i->...", a, b)
+        # einsum sums each cell with one kernel — the one a lone vector gets — only when both
+        # operands are stored densely, row-major, at one shape: with a broadcast (stride-0) or
+        # transposed operand it iterates in another order, and the sums differ in the last bits.
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        a = np.ascontiguousarray(np.broadcast_to(a, shape))
+        b = np.ascontiguousarray(np.broadcast_to(b, shape))
+        return np.einsum("...i,...i->...", a, b)
+
+    def matmul(self, a, b):
+        return np.matmul(a, b)
+
+    # --- kernels on positions -----------------------------------------------------------------
+
+    def unravel_index(self, indices, shape: tuple):
+        return np.unravel_index(indices, shape)
+
+    def nonzero(self, x):
+        return np.nonzero(x)
+
+    def gather(self, x, indices):
+        return x[indices]
+
+    def scatter(self, x, indices, values):
+        x[indices] = values
+        return x
+
+    def repeat(self, x, counts, axis: int = 0):
+        return np.repeat(x, counts, axis=axis)
+
+    def resize(self, x, n: int):
+        return np.resize(x, n)
+
+    def select_items(self, x, mask):
+        lead = mask.ndim
+        rest = x.shape[lead:]
+        size = 1
+        for d in rest:
+            size *= d
+        if rest and 0 < size <= 8:  # narrow items: select each component (faster on strided views)
+            parts = [x[(Ellipsis,) + idx][mask] for idx in np.ndindex(*rest)]
+            return np.stack(parts, axis=-1).reshape((-1,) + rest)
+        return x[mask] if not rest else x[np.nonzero(mask)]
+
+    def unique(self, x):
+        return np.unique(x)
+
+    def argsort(self, x, descending: bool = False):
+        return np.argsort(-x if descending else x, kind="stable")
+
+    def searchsorted(self, x, value, side: str = "left") -> int:
+        return int(np.searchsorted(x, value, side=side))
+
+    def array_equal(self, a, b) -> bool:
+        return bool(np.array_equal(a, b))
+
+    def same_atoms(self, a, b) -> bool:
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if a.dtype.kind == "f":
+            return bool(np.array_equal(a, b, equal_nan=True)) and bool(np.all(np.signbit(a) == np.signbit(b)))
+        return bool(np.array_equal(a, b))
+
+    # --- control -------------------------------------------------------------------------------
+
+    def require(self, ok, message: str, culprits: Sequence, fail) -> None:
+        if ok.all():
+            return
+        position = np.unravel_index(int(np.argmin(ok)), ok.shape)
+        values = [np.broadcast_to(c, ok.shape)[position].item() for c in culprits]
+        fail(message.format(*values))
+
+
+#: The one NumPy backend (it holds nothing per run but the cache of literal constants).
+BACKEND = NumpyBackend()

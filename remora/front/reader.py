@@ -13,7 +13,7 @@ the two trees are zipped, giving every node its span.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from ..records import record
 from typing import Union
 
 import sexpdata
@@ -24,7 +24,7 @@ MAX_NESTING = 256
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class SAtom:
     """A token: an ``int``, ``float``, ``bool`` (``#t``/``#f``) or a symbol (``str``)."""
 
@@ -39,7 +39,7 @@ class SAtom:
         return f"SAtom({self.value!r})"
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class SList:
     """A parenthesised ``( … )`` or bracketed ``[ … ]`` sequence."""
 
@@ -107,7 +107,7 @@ class _Parser(sexpdata.Parser):
         return sexpdata.Symbol(value) if isinstance(value, str) else value
 
 
-@dataclass
+@record
 class _Pos:
     """The scanner's record of one node: its span, and its children if it is a list."""
 

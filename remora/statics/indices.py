@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import operator
-from dataclasses import dataclass
+from ..records import record
 from typing import Mapping, Union
 
 _serial = itertools.count()
@@ -48,7 +48,7 @@ def _var_key(v: Var) -> tuple[str, int]:
     return (v.name, v.serial)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Dim:
     """``const + Σ coeff·var`` with coefficients > 0, terms sorted by variable name."""
 
@@ -63,7 +63,7 @@ class Dim:
         return show_dim(self)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Shape:
     """A sequence of components: each a :class:`Dim` or a ``Shape``-sorted :class:`Var`."""
 

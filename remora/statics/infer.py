@@ -23,7 +23,7 @@ instantiation would have meant.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 from typing import Iterator, Optional
 
 from . import smt
@@ -53,7 +53,7 @@ from .unify import commit
 NUMERIC = frozenset({"Int", "Float"})
 
 
-@dataclass
+@record
 class Level:
     """One quantifier layer opened into unknowns: ``i`` (Pi, indices) or ``t`` (Forall, types)."""
 
@@ -107,7 +107,7 @@ def needs_inference(fn_type: Type, args: tuple[T.TyExpr, ...]) -> bool:
     return False
 
 
-@dataclass
+@record
 class Found:
     """One way to instantiate the application."""
 

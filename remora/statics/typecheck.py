@@ -11,7 +11,7 @@ without explicit instantiation are handed to :mod:`remora.statics.infer`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from ..records import factory, record
 from typing import Callable, Optional
 
 from . import smt
@@ -52,7 +52,7 @@ from .types import (
 from .unify import default_metas, unify
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Gamma:
     """Γ: term variables and their types; a chain of scopes over the globals.
 
@@ -62,7 +62,7 @@ class Gamma:
     found as its type; a global as its :class:`~remora.statics.typed.Global` (type and key).
     """
 
-    bindings: dict[str, Type] = field(default_factory=dict)
+    bindings: dict[str, Type] = factory(dict)
     parent: Optional["Gamma"] = None
     globals: Optional[dict[str, T.Global]] = None
 
@@ -90,7 +90,7 @@ class Gamma:
         return out
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Env:
     scope: Scope  # Θ and Δ
     gamma: Gamma  # Γ
@@ -102,14 +102,14 @@ class Env:
         return Env(self.scope, self.gamma.extend(pairs))
 
 
-@dataclass
+@record
 class Checker:
     """Checks top-level forms one after another; definitions accumulate in ``globals``, each
     name bound to the :class:`~remora.statics.typed.Global` in force for the forms checked after it."""
 
-    globals: dict[str, T.Global] = field(default_factory=dict)
+    globals: dict[str, T.Global] = factory(dict)
     #: unknown atom types created while checking the current top-level form
-    pending: list[AtomMeta] = field(default_factory=list)
+    pending: list[AtomMeta] = factory(list)
 
     # --- top level --------------------------------------------------------------
 

@@ -13,7 +13,7 @@ It is solved by unification (:mod:`remora.statics.unify`).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from ..records import record
 from typing import Mapping, Union
 
 from .indices import Dim, Index, Shape, Var, free_vars as index_free_vars, show_shape, subst_shape
@@ -32,41 +32,41 @@ class Type:
         return show_type(self)
 
 
-@dataclass(frozen=True, eq=True, repr=False)
+@record(frozen=True, eq=True, repr=False)
 class TBase(Type):
     name: str  # Int, Float, Bool
 
 
-@dataclass(frozen=True, eq=True, repr=False)
+@record(frozen=True, eq=True, repr=False)
 class TVar(Type):
     var: Var
 
 
-@dataclass(frozen=True, eq=True, repr=False)
+@record(frozen=True, eq=True, repr=False)
 class TArr(Type):
     atom: Type
     shape: Shape
 
 
-@dataclass(frozen=True, eq=True, repr=False)
+@record(frozen=True, eq=True, repr=False)
 class TFun(Type):
     params: tuple[Type, ...]
     result: Type
 
 
-@dataclass(frozen=True, eq=True, repr=False)
+@record(frozen=True, eq=True, repr=False)
 class TForall(Type):
     vars: tuple[Var, ...]
     body: Type
 
 
-@dataclass(frozen=True, eq=True, repr=False)
+@record(frozen=True, eq=True, repr=False)
 class TPi(Type):
     vars: tuple[Var, ...]
     body: Type
 
 
-@dataclass(frozen=True, eq=True, repr=False)
+@record(frozen=True, eq=True, repr=False)
 class TSigma(Type):
     vars: tuple[Var, ...]
     body: Type

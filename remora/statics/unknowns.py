@@ -21,7 +21,7 @@ their natural solutions (when no rigid variable is involved).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from ..records import factory, record, replace
 from typing import Iterator, Optional
 
 from .frames import prefix_ordered
@@ -49,13 +49,13 @@ class IMeta(Var):
     __slots__ = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Sol:
     """Tentative solutions; extended by copying, so alternatives never interfere."""
 
-    idx: dict = field(default_factory=dict)  # IMeta -> Index
-    atoms: dict = field(default_factory=dict)  # AtomMeta -> Type
-    allowed: dict = field(default_factory=dict)  # AtomMeta -> narrowed allowed set
+    idx: dict = factory(dict)  # IMeta -> Index
+    atoms: dict = factory(dict)  # AtomMeta -> Type
+    allowed: dict = factory(dict)  # AtomMeta -> narrowed allowed set
     pending: tuple = ()  # (Dim, Dim) equations with several unknowns
 
     def with_index(self, m: IMeta, value: Index) -> "Sol":

@@ -44,6 +44,11 @@ class Var:
         return f"{self.name}#{self.serial}"
 
 
+def fresh_serial() -> int:
+    """A serial no variable of this process has had or will have (for one revived from a cache)."""
+    return next(_serial)
+
+
 def _var_key(v: Var) -> tuple[str, int]:
     return (v.name, v.serial)
 

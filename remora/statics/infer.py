@@ -29,7 +29,6 @@ from typing import Iterator, Optional
 from . import smt
 from . import typed as T
 from .builders import index_application, type_application
-from .conflicts import explain_conflict
 from ..errors import RemoraTypeError
 from .indices import SCALAR, Dim, Shape, Var, dim_var, show_index
 from .unknowns import (
@@ -295,6 +294,8 @@ class Application:
             if not options:
                 return RemoraTypeError(self._argument_misfit(i), self.args[i].span)
             fits.append(options[0])
+        from .conflicts import explain_conflict  # (only for a failure's message)
+
         conflict = explain_conflict(self)
         if conflict is not None:
             return conflict

@@ -30,7 +30,6 @@ import contextlib
 import functools
 import threading
 import time
-import traceback
 from ..records import factory, record
 from typing import Any, Callable, Iterator
 
@@ -82,6 +81,8 @@ def _serialised(fn: Callable) -> Callable:
             try:
                 return fn(*args, **kwargs)
             except BaseException as exc:
+                import traceback  # (only here: a well-typed program never needs it)
+
                 traceback.clear_frames(exc.__traceback__)
                 raise
 

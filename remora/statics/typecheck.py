@@ -114,15 +114,16 @@ class Checker:
     # --- top level --------------------------------------------------------------
 
     @smt.form_budget
-    def check_form(self, form: S.TopForm, local: dict[str, Type] | None = None) -> T.TyForm:
+    def check_form(self, form: S.TopForm, local: dict[str, Type] | None = None, key: str | None = None) -> T.TyForm:
         """Check one top-level form; a definition's type is fixed (unknowns defaulted) here.
         ``local`` binds names as locals around the form (values the run supplies in its own
-        environment: a Python Function's arguments, one set per call)."""
+        environment: a Python Function's arguments, one set per call); ``key`` is a definition's
+        key if not a fresh one (the prelude's, :func:`~remora.statics.typed.library_key`)."""
         self.pending = []
         env = Env(Scope(), Gamma(dict(local or {}), globals=self.globals))
         if isinstance(form, S.Define):
             value = self.synth(form.value, env)
-            result: T.TyForm = T.TyDefine(form.name, value, form.span, T.fresh_key(form.name))
+            result: T.TyForm = T.TyDefine(form.name, value, form.span, key or T.fresh_key(form.name))
         else:
             result = T.TyExprForm(self.synth(form.expr, env), form.span)
         default_metas(self.pending)

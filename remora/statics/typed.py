@@ -177,6 +177,13 @@ def fresh_key(name: str) -> str:
     return f"{name}#{next(_keys)}"
 
 
+def library_key(name: str, ordinal: int) -> str:
+    """The key of the prelude's ``ordinal``-th definition: the same in every process, so the
+    prelude can be checked once and cached (see :mod:`remora.interfaces.prelude_cache`), and
+    never one :func:`fresh_key` makes."""
+    return f"{name}#prelude{ordinal}"
+
+
 def form_type(form: TyForm) -> Type:
     return form.value.type if isinstance(form, TyDefine) else form.expr.type
 

@@ -1,26 +1,30 @@
 """Record classes: what ``dataclasses.dataclass`` makes, for the flavours remora uses, built at a
-fraction of its start-up cost.
+fraction of its start-up cost and made at a fraction of its per-instance cost.
 
 ``dataclass`` compiles every method it generates on its own, nested in a factory function —
 four for a frozen class, about 0.6 ms a class — so remora's ninety syntax, type, typed-tree and
 erased-tree classes took some 55 ms of every start, a quarter of what ``remora eval -e '(+ 1 2)'``
 spent.  :func:`record` compiles a class's methods only when one is first called (most runs use a
-fraction of the classes), as one flat block of source, with the same meaning: ``__init__`` takes the fields in order (a base record's first) with their defaults
-and default factories (:func:`factory`, for ``field(default_factory=…)``); ``__repr__`` shows
-them; with ``eq``, ``__eq__`` compares them as a tuple between instances of the same class, and
+fraction of the classes), as one flat block of source, with ``dataclass``'s meaning:
+``__init__`` takes the fields in order (a base record's first) with their defaults and default
+factories (:func:`factory`, for ``field(default_factory=…)``); ``__repr__`` shows them; with
+``eq``, ``__eq__`` compares them as a tuple between instances of the same class, and
 ``__hash__`` hashes that tuple when the record is also ``frozen`` (it is ``None`` otherwise, as
-``dataclass`` makes it); a ``frozen`` record refuses assignment after ``__init__``.
+``dataclass`` makes it).
+
+One difference: ``frozen`` is a promise, not a guard.  A frozen record is never changed after
+``__init__`` — it is hashed by value, and shared — but assignment is not refused at run time:
+the refusal (a ``__setattr__`` of its own) makes every ``__init__`` go through
+``object.__setattr__``, which cost 12 % of all type-checking time (a checker makes hundreds of
+thousands of types, indices and spans).  A frozen record may still remember facts derived from
+its fields (:func:`remora.statics.types.is_ground`) — they never change either.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-__all__ = ["record", "factory", "replace", "FrozenInstanceError"]
-
-
-class FrozenInstanceError(AttributeError):
-    """Assignment to a field of a frozen record."""
+__all__ = ["record", "factory", "replace"]
 
 
 class _Factory:
@@ -78,8 +82,6 @@ def _build(cls: type, frozen: bool, eq: bool, repr_: bool) -> type:
         cls.__match_args__ = tuple(fields)  # type: ignore[attr-defined]
     if repr_ and "__repr__" not in cls.__dict__:
         cls.__repr__ = _repr  # type: ignore[assignment]
-    if frozen:
-        cls.__setattr__, cls.__delattr__ = _refusals(cls, tuple(fields))  # type: ignore[assignment]
     # The methods compiled from source are compiled when first called, for every class at once
     # (most runs use a fraction of the classes): each is a stand-in until then.
     generated = ["__init__"]
@@ -92,7 +94,7 @@ def _build(cls: type, frozen: bool, eq: bool, repr_: bool) -> type:
         else:
             cls.__hash__ = None  # type: ignore[assignment]  # (mutable and compared by value)
     for method in generated:
-        setattr(cls, method, _stand_in(cls, method, frozen, tuple(generated)))
+        setattr(cls, method, _stand_in(cls, method, tuple(generated)))
     return cls
 
 
@@ -101,37 +103,21 @@ def _repr(self) -> str:
     return f"{type(self).__qualname__}({fields})"
 
 
-def _refusals(cls: type, names: tuple[str, ...]):
-    """A frozen record's ``__setattr__`` and ``__delattr__`` (as ``dataclass`` makes them)."""
-
-    def __setattr__(self, name, value):
-        if type(self) is cls or name in names:
-            raise FrozenInstanceError(f"cannot assign to field {name!r}")
-        super(cls, self).__setattr__(name, value)
-
-    def __delattr__(self, name):
-        if type(self) is cls or name in names:
-            raise FrozenInstanceError(f"cannot delete field {name!r}")
-        super(cls, self).__delattr__(name)
-
-    return __setattr__, __delattr__
-
-
-def _stand_in(cls: type, method: str, frozen: bool, generated: tuple[str, ...]):
+def _stand_in(cls: type, method: str, generated: tuple[str, ...]):
     def stand_in(self, *args, **kwargs):
         if cls.__dict__[method] is stand_in:  # (another thread may have compiled them meanwhile)
-            _compile(cls, frozen, generated)
+            _compile(cls, generated)
         return cls.__dict__[method](self, *args, **kwargs)
 
     stand_in.__name__ = stand_in.__qualname__ = method
     return stand_in
 
 
-def _compile(cls: type, frozen: bool, generated: tuple[str, ...]) -> None:
+def _compile(cls: type, generated: tuple[str, ...]) -> None:
     """Compile the class's ``generated`` methods from source (one flat block) and install them."""
     fields = cls.__record_fields__  # type: ignore[attr-defined]
     names = list(fields)
-    namespace: dict[str, Any] = {"_MISSING": _MISSING, "_set": object.__setattr__}
+    namespace: dict[str, Any] = {"_MISSING": _MISSING}
     params, body = ["self"], []
     for name, default in fields.items():
         if isinstance(default, _Factory):
@@ -143,7 +129,7 @@ def _compile(cls: type, frozen: bool, generated: tuple[str, ...]) -> None:
             params.append(f"{name}=_d_{name}")
         else:
             params.append(name)
-    body += [f"    _set(self, {name!r}, {name})" if frozen else f"    self.{name} = {name}" for name in names]
+    body += [f"    self.{name} = {name}" for name in names]
     if hasattr(cls, "__post_init__"):
         body.append("    self.__post_init__()")
     lines = [f"def __init__({', '.join(params)}):", *(body or ["    pass"])]

@@ -100,32 +100,49 @@ def classify_atom(text: str) -> Union[int, float, bool, str]:
 
 
 class _Parser(sexpdata.Parser):
-    """sexpdata's parser with Remora's atoms: ``t``/``nil``/``inf``/``nan`` stay symbols."""
+    """sexpdata's parser with Remora's atoms: ``t``/``nil``/``inf``/``nan`` stay symbols.
+    ``atoms`` holds each token's value as the scanner classified it (each is classified once)."""
+
+    def __init__(self, text: str, atoms: dict[str, object]):
+        super().__init__(text, nil=None, true=None, false=None)
+        self.atoms = atoms
 
     def atom(self, token):  # noqa: D102 - sexpdata hook
-        value = classify_atom(token)
+        value = self.atoms.get(token, _NOT_SEEN)
+        if value is _NOT_SEEN:
+            value = classify_atom(token)
         return sexpdata.Symbol(value) if isinstance(value, str) else value
 
 
-@record
-class _Pos:
-    """The scanner's record of one node: its span, and its children if it is a list."""
+_NOT_SEEN = object()
 
-    span: Span
-    children: list["_Pos"] | None = None
-    bracket: str = ""
+
+class _Pos:
+    """The scanner's record of one node: where it is, and its children if it is a list (its
+    :class:`Span` is made once, when the node is)."""
+
+    __slots__ = ("line", "col", "end_line", "end_col", "children", "bracket")
+
+    def __init__(self, line: int, col: int, end_line: int, end_col: int, children=None, bracket: str = ""):
+        self.line, self.col, self.end_line, self.end_col = line, col, end_line, end_col
+        self.children: list[_Pos] | None = children
+        self.bracket = bracket
+
+    def span(self, source: Source) -> Span:
+        return Span(source, self.line, self.col, self.end_line, self.end_col)
 
 
 def read(text: str, name: str = "<expr>", library: bool = False, first_line: int = 1) -> list[SNode]:
     """Read all top-level forms of ``text``; ``name`` is what error reports call it, ``first_line``
     the number they give the text's first line."""
     source = Source(name, text, library, first_line)
-    positions = _scan(source)
+    atoms: dict[str, object] = {}
+    positions = _scan(source, atoms)
     try:
-        data = _Parser(text, nil=None, true=None, false=None).parse()
+        data = _Parser(text, atoms).parse()
     except (Exception, RecursionError) as exc:  # the scanner should have caught it first
         raise RemoraSyntaxError(f"cannot read program: {exc}", _start_span(source)) from None
-    return [_zip(d, p) for d, p in _aligned(data, positions, source)]
+    return [_zip(d, p, source) for d, p in _aligned(data, positions, source)]
 
 
 def _start_span(source: Source) -> Span:
@@ -137,71 +154,82 @@ def is_incomplete(text: str) -> bool:
     complete it (what a REPL asks before reading another line).  Text with any other reading
     error is not incomplete: more input cannot mend it, and its error is reported as it stands."""
     try:
-        _, still_open = _scan_tokens(Source("<input>", text))
+        _, still_open = _scan_tokens(Source("<input>", text), {})
     except RemoraSyntaxError:
         return False
     return bool(still_open)
 
 
-def _scan(source: Source) -> list[_Pos]:
+def _scan(source: Source, atoms: dict[str, object]) -> list[_Pos]:
     """Tokenize like sexpdata does, returning the position tree or raising a located error."""
-    top, still_open = _scan_tokens(source)
+    top, still_open = _scan_tokens(source, atoms)
     if still_open:
         o = still_open[-1]
-        raise RemoraSyntaxError(f"unclosed `{o.bracket}`: missing `{_CLOSER[o.bracket]}` before the end of the input", o.span)
+        raise RemoraSyntaxError(
+            f"unclosed `{o.bracket}`: missing `{_CLOSER[o.bracket]}` before the end of the input", o.span(source)
+        )
     return top
 
 
-def _scan_tokens(source: Source) -> tuple[list[_Pos], list[_Pos]]:
+#: the groups of _TOKEN, by number (``lastindex``)
+_NL, _WS, _COMMENT, _OPEN, _CLOSE, _STRING, _QUOTE, _ATOM = range(1, 9)
+
+
+def _scan_tokens(source: Source, atoms: dict[str, object]) -> tuple[list[_Pos], list[_Pos]]:
     """The position tree of every token up to the end of the input, and the brackets still open
-    there (innermost last); a located error for anything Remora cannot read."""
+    there (innermost last); a located error for anything Remora cannot read.  ``atoms`` gets
+    the value of every atom token (by its text)."""
     text = source.text
     line, line_start = source.first_line, 0
     top: list[_Pos] = []
     stack: list[_Pos] = []
-    pos = 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        assert m is not None  # the alternatives cover every character
-        kind, tok = m.lastgroup, m.group()
-        col = pos - line_start + 1
-        pos = m.end()
-        if kind == "nl":
-            line, line_start = line + 1, pos
+    siblings = top
+    for m in _TOKEN.finditer(text):  # (the alternatives cover every character: one match after another)
+        kind = m.lastindex
+        if kind == _WS or kind == _COMMENT:
             continue
-        if kind in ("ws", "comment"):
+        if kind == _NL:
+            line, line_start = line + 1, m.end()
             continue
-        span = Span(source, line, col, line, col + len(tok))  # (only for tokens that make nodes)
-        if kind == "open":
+        start = m.start()
+        col = start - line_start + 1
+        if kind == _ATOM:
+            tok = m.group()
+            if tok not in atoms:
+                if tok == "#" and text.startswith(";", m.end()):
+                    raise RemoraSyntaxError("datum comments (#;) are not supported; use ; to comment out a line",
+                                            Span(source, line, col, line, col + 1))
+                try:
+                    atoms[tok] = classify_atom(tok)
+                except ValueError as exc:
+                    raise RemoraSyntaxError(str(exc), Span(source, line, col, line, col + len(tok))) from None
+            siblings.append(_Pos(line, col, line, col + len(tok)))
+        elif kind == _OPEN:
             if len(stack) >= MAX_NESTING:
-                raise RemoraSyntaxError(f"brackets nested deeper than {MAX_NESTING} levels", span)
-            node = _Pos(span, [], tok)
-            (stack[-1].children if stack else top).append(node)
+                raise RemoraSyntaxError(f"brackets nested deeper than {MAX_NESTING} levels",
+                                        Span(source, line, col, line, col + 1))
+            node = _Pos(line, col, line, col + 1, [], m.group())
+            siblings.append(node)
             stack.append(node)
-        elif kind == "close":
+            siblings = node.children  # type: ignore[assignment]
+        elif kind == _CLOSE:
+            tok = m.group()
             if not stack:
-                raise RemoraSyntaxError(f"unexpected `{tok}` with no open bracket to close", span)
+                raise RemoraSyntaxError(f"unexpected `{tok}` with no open bracket to close",
+                                        Span(source, line, col, line, col + 1))
             opener = stack.pop()
             if _CLOSER[opener.bracket] != tok:
-                o = opener.span
                 raise RemoraSyntaxError(
-                    f"`{tok}` does not match the `{opener.bracket}` opened at line {o.line}, "
-                    f"column {o.col} (expected `{_CLOSER[opener.bracket]}`)",
-                    span,
+                    f"`{tok}` does not match the `{opener.bracket}` opened at line {opener.line}, "
+                    f"column {opener.col} (expected `{_CLOSER[opener.bracket]}`)",
+                    Span(source, line, col, line, col + 1),
                 )
-            opener.span = Span(source, opener.span.line, opener.span.col, line, col + 1)
-        elif kind == "string":
-            raise RemoraSyntaxError("strings are not part of Remora", span)
-        elif kind == "quote":
-            raise RemoraSyntaxError("quote (') is not part of Remora", span)
+            opener.end_line, opener.end_col = line, col + 1
+            siblings = stack[-1].children if stack else top  # type: ignore[assignment]
+        elif kind == _STRING:
+            raise RemoraSyntaxError("strings are not part of Remora", Span(source, line, col, line, col + 1))
         else:
-            if tok == "#" and text.startswith(";", pos):
-                raise RemoraSyntaxError("datum comments (#;) are not supported; use ; to comment out a line", span)
-            try:
-                classify_atom(tok)
-            except ValueError as exc:
-                raise RemoraSyntaxError(str(exc), span) from None
-            (stack[-1].children if stack else top).append(_Pos(span))
+            raise RemoraSyntaxError("quote (') is not part of Remora", Span(source, line, col, line, col + 1))
     return top, stack
 
 
@@ -211,17 +239,18 @@ def _aligned(data: list, positions: list[_Pos], source: Source):
     return zip(data, positions)
 
 
-def _zip(datum, pos: _Pos) -> SNode:
+def _zip(datum, pos: _Pos, source: Source) -> SNode:
+    span = Span(source, pos.line, pos.col, pos.end_line, pos.end_col)
     if pos.children is None:
         if isinstance(datum, (list, sexpdata.Brackets)):
-            raise RemoraSyntaxError("cannot read program (reader disagreement)", pos.span)
+            raise RemoraSyntaxError("cannot read program (reader disagreement)", span)
         value = str(datum) if isinstance(datum, sexpdata.Symbol) else datum
-        return SAtom(value, pos.span)
+        return SAtom(value, span)
     items = datum.I if isinstance(datum, sexpdata.Brackets) else datum
     if not isinstance(items, (list, tuple)):
-        raise RemoraSyntaxError("cannot read program (reader disagreement)", pos.span)
-    children = tuple(_zip(d, p) for d, p in _aligned(list(items), pos.children, pos.span.source))
-    return SList(children, pos.bracket, pos.span)
+        raise RemoraSyntaxError("cannot read program (reader disagreement)", span)
+    children = tuple(_zip(d, p, source) for d, p in _aligned(list(items), pos.children, source))
+    return SList(children, pos.bracket, span)
 
 
 def show(node: SNode) -> str:

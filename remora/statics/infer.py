@@ -134,6 +134,7 @@ class Application:
                 e.span,
             )
         self.fun = fun
+        self._own: set | None = None  # (the unknown atom types of its levels, once asked for)
         self.arg_levels: list[list[Level]] = []
         self.arg_types: list[Type] = []
         for arg, param in zip(args, fun.params):
@@ -147,9 +148,7 @@ class Application:
 
     def solve(self) -> Found:
         # Each argument's frame lengths that fit on their own: the only ones worth trying together.
-        self.options = [
-            sorted({len(frame.items) for _, frame, _ in self.match_arg(i, Sol(), 10**6)}) for i in range(len(self.args))
-        ]
+        self.options = [self._fitting_lengths(i) for i in range(len(self.args))]
         if any(not o for o in self.options):
             raise self._no_fit()
         totals = {0}
@@ -157,7 +156,7 @@ class Application:
             totals = {t + k for t in totals for k in lengths}
         incomplete: list[tuple[Found, list[str]]] = []
         for cost in sorted(totals):
-            complete: dict[str, Found] = {}
+            found_here: list[Found] = []
             for found in self._paths(0, Sol(), [], [], cost):
                 if any(f is not None and has_index_unknowns(f) for f in found.lifts):
                     # Nothing but the lifting frame fixes some variable: every frame fits (D18).
@@ -166,11 +165,17 @@ class Application:
                 if missing:
                     incomplete.append((found, missing))
                     continue
-                complete.setdefault(self._key(found), found)
-            if complete:
+                found_here.append(found)
+            if found_here:
+                complete = found_here
+                if len(found_here) > 1:  # the same instantiation found by different paths counts once
+                    unique: dict[str, Found] = {}
+                    for found in found_here:
+                        unique.setdefault(self._key(found), found)
+                    complete = list(unique.values())
                 # Function arguments too consume as much as they can: the smallest lifting frames.
-                least = min(_lift_cost(f) for f in complete.values())
-                best = [f for f in complete.values() if _lift_cost(f) == least]
+                least = min(_lift_cost(f) for f in complete)
+                best = [f for f in complete if _lift_cost(f) == least]
                 if len(best) > 1:
                     raise self._ambiguous(best)
                 return best[0]
@@ -210,10 +215,27 @@ class Application:
         for k in lengths if lengths is not None else range(len(items) + 1):
             if k > min(max_frame, len(items)):
                 break
-            cell = Shape(items[k:])
-            for s1 in u_shapes(param.shape, cell, sol):
-                for s2, lift in _u_function_atoms(param.atom, arg.atom, s1):
-                    yield s2, Shape(items[:k]), lift
+            for s2, lift in self._cell_fits(param, arg, items, k, sol):
+                yield s2, Shape(items[:k]), lift
+
+    @staticmethod
+    def _cell_fits(param: TArr, arg: TArr, items: tuple, k: int, sol: Sol) -> Iterator[tuple[Sol, Optional[Shape]]]:
+        """Each (solution, lifting frame) with which the argument's cell after a frame of ``k``
+        components fits the parameter."""
+        cell = Shape(items[k:])
+        for s1 in u_shapes(param.shape, cell, sol):
+            yield from _u_function_atoms(param.atom, arg.atom, s1)
+
+    def _fitting_lengths(self, i: int) -> list[int]:
+        """The frame lengths with which argument ``i`` alone fits its parameter (as
+        :meth:`match_arg` would find them: one solution for each is enough to know)."""
+        sol = Sol()
+        param = head(self.fun.params[i], sol)
+        arg = head(self.arg_types[i], sol)
+        if not (isinstance(param, TArr) and isinstance(arg, TArr)):
+            return [0] if next(u_types(param, arg, sol), None) is not None else []
+        items = walk_shape(arg.shape, sol).items
+        return [k for k in range(len(items) + 1) if next(self._cell_fits(param, arg, items, k, sol), None) is not None]
 
     def _all_levels(self) -> list[Level]:
         return self.levels + [lv for lvs in self.arg_levels for lv in lvs]
@@ -226,7 +248,9 @@ class Application:
         return own
 
     def _unsolved(self, sol: Sol) -> list[str]:
-        own = self._own_atoms()
+        if self._own is None:
+            self._own = self._own_atoms()
+        own = self._own
         return [v.name for level in self._all_levels() for v, u in zip(level.vars, level.unknowns) if _has_unknowns(u, sol, own)]
 
     def _key(self, found: Found) -> str:

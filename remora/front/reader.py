@@ -1,13 +1,15 @@
 """The reader: program text to S-expressions with source positions.
 
-sexpdata (pinned 1.0.2) parses the data; it knows nothing about positions and has
-several traps (``t``/``nil`` become ``True``/``[]``, ``inf`` becomes a float, an
-unterminated string raises ``AttributeError``, deep nesting raises
-``RecursionError``).  So the text is first *scanned* by a small span-recording
-tokenizer that follows sexpdata's token rules exactly, rejects everything
-Remora does not use with a located error, and records a position tree; then
-sexpdata parses the (now known-good) text with a Remora atom classifier; finally
-the two trees are zipped, giving every node its span.
+The token rules are sexpdata's (pinned 1.0.2): its brackets, whitespace, ``;`` comments and
+atoms ending at any of them.  sexpdata itself knows nothing about positions and has several
+traps (``t``/``nil`` become ``True``/``[]``, ``inf`` becomes a float, an unterminated string
+raises ``AttributeError``, ``#;`` eats the rest of the line, deep nesting raises
+``RecursionError``), so the reader is a small scanner that follows those rules exactly,
+rejects everything Remora does not use with a located error, classifies each atom, and builds
+the tree with a span on every node in the same single pass (decisions.md D41: parsing the text
+a second time with sexpdata and zipping the two trees cost half of all reading, for a tree
+the scanner had already made; the tests check that sexpdata reads every program they use the
+same way).
 """
 
 from __future__ import annotations
@@ -15,8 +17,6 @@ from __future__ import annotations
 import re
 from ..records import record
 from typing import Union
-
-import sexpdata
 
 from ..errors import RemoraSyntaxError, Source, Span
 
@@ -99,70 +99,27 @@ def classify_atom(text: str) -> Union[int, float, bool, str]:
     return text
 
 
-class _Parser(sexpdata.Parser):
-    """sexpdata's parser with Remora's atoms: ``t``/``nil``/``inf``/``nan`` stay symbols.
-    ``atoms`` holds each token's value as the scanner classified it (each is classified once)."""
-
-    def __init__(self, text: str, atoms: dict[str, object]):
-        super().__init__(text, nil=None, true=None, false=None)
-        self.atoms = atoms
-
-    def atom(self, token):  # noqa: D102 - sexpdata hook
-        value = self.atoms.get(token, _NOT_SEEN)
-        if value is _NOT_SEEN:
-            value = classify_atom(token)
-        return sexpdata.Symbol(value) if isinstance(value, str) else value
-
-
 _NOT_SEEN = object()
 
 
-class _Pos:
-    """The scanner's record of one node: where it is, and its children if it is a list (its
-    :class:`Span` is made once, when the node is)."""
+class _Open:
+    """A bracket the scanner has opened and not yet closed: where, and the nodes inside so far."""
 
-    __slots__ = ("line", "col", "end_line", "end_col", "children", "bracket")
+    __slots__ = ("line", "col", "bracket", "items")
 
-    def __init__(self, line: int, col: int, end_line: int, end_col: int, children=None, bracket: str = ""):
-        self.line, self.col, self.end_line, self.end_col = line, col, end_line, end_col
-        self.children: list[_Pos] | None = children
-        self.bracket = bracket
+    def __init__(self, line: int, col: int, bracket: str):
+        self.line, self.col, self.bracket = line, col, bracket
+        self.items: list[SNode] = []
 
     def span(self, source: Source) -> Span:
-        return Span(source, self.line, self.col, self.end_line, self.end_col)
+        return Span(source, self.line, self.col, self.line, self.col + 1)
 
 
 def read(text: str, name: str = "<expr>", library: bool = False, first_line: int = 1) -> list[SNode]:
     """Read all top-level forms of ``text``; ``name`` is what error reports call it, ``first_line``
     the number they give the text's first line."""
     source = Source(name, text, library, first_line)
-    atoms: dict[str, object] = {}
-    positions = _scan(source, atoms)
-    try:
-        data = _Parser(text, atoms).parse()
-    except (Exception, RecursionError) as exc:  # the scanner should have caught it first
-        raise RemoraSyntaxError(f"cannot read program: {exc}", _start_span(source)) from None
-    return [_zip(d, p, source) for d, p in _aligned(data, positions, source)]
-
-
-def _start_span(source: Source) -> Span:
-    return Span(source, source.first_line, 1, source.first_line, 2)
-
-
-def is_incomplete(text: str) -> bool:
-    """Whether ``text`` reads well so far but leaves a bracket open, so that more input may
-    complete it (what a REPL asks before reading another line).  Text with any other reading
-    error is not incomplete: more input cannot mend it, and its error is reported as it stands."""
-    try:
-        _, still_open = _scan_tokens(Source("<input>", text), {})
-    except RemoraSyntaxError:
-        return False
-    return bool(still_open)
-
-
-def _scan(source: Source, atoms: dict[str, object]) -> list[_Pos]:
-    """Tokenize like sexpdata does, returning the position tree or raising a located error."""
-    top, still_open = _scan_tokens(source, atoms)
+    top, still_open = _scan(source)
     if still_open:
         o = still_open[-1]
         raise RemoraSyntaxError(
@@ -171,19 +128,30 @@ def _scan(source: Source, atoms: dict[str, object]) -> list[_Pos]:
     return top
 
 
+def is_incomplete(text: str) -> bool:
+    """Whether ``text`` reads well so far but leaves a bracket open, so that more input may
+    complete it (what a REPL asks before reading another line).  Text with any other reading
+    error is not incomplete: more input cannot mend it, and its error is reported as it stands."""
+    try:
+        _, still_open = _scan(Source("<input>", text))
+    except RemoraSyntaxError:
+        return False
+    return bool(still_open)
+
+
 #: the groups of _TOKEN, by number (``lastindex``)
 _NL, _WS, _COMMENT, _OPEN, _CLOSE, _STRING, _QUOTE, _ATOM = range(1, 9)
 
 
-def _scan_tokens(source: Source, atoms: dict[str, object]) -> tuple[list[_Pos], list[_Pos]]:
-    """The position tree of every token up to the end of the input, and the brackets still open
-    there (innermost last); a located error for anything Remora cannot read.  ``atoms`` gets
-    the value of every atom token (by its text)."""
+def _scan(source: Source) -> tuple[list[SNode], list[_Open]]:
+    """The nodes of every complete form up to the end of the input, and the brackets still open
+    there (innermost last); a located error for anything Remora cannot read."""
     text = source.text
     line, line_start = source.first_line, 0
-    top: list[_Pos] = []
-    stack: list[_Pos] = []
+    top: list[SNode] = []
+    stack: list[_Open] = []
     siblings = top
+    atoms: dict[str, object] = {}  # (each distinct token is classified once)
     for m in _TOKEN.finditer(text):  # (the alternatives cover every character: one match after another)
         kind = m.lastindex
         if kind == _WS or kind == _COMMENT:
@@ -191,66 +159,45 @@ def _scan_tokens(source: Source, atoms: dict[str, object]) -> tuple[list[_Pos], 
         if kind == _NL:
             line, line_start = line + 1, m.end()
             continue
-        start = m.start()
-        col = start - line_start + 1
+        col = m.start() - line_start + 1
         if kind == _ATOM:
             tok = m.group()
-            if tok not in atoms:
+            value = atoms.get(tok, _NOT_SEEN)
+            if value is _NOT_SEEN:
                 if tok == "#" and text.startswith(";", m.end()):
                     raise RemoraSyntaxError("datum comments (#;) are not supported; use ; to comment out a line",
                                             Span(source, line, col, line, col + 1))
                 try:
-                    atoms[tok] = classify_atom(tok)
+                    value = atoms[tok] = classify_atom(tok)
                 except ValueError as exc:
                     raise RemoraSyntaxError(str(exc), Span(source, line, col, line, col + len(tok))) from None
-            siblings.append(_Pos(line, col, line, col + len(tok)))
+            siblings.append(SAtom(value, Span(source, line, col, line, col + len(tok))))  # type: ignore[arg-type]
         elif kind == _OPEN:
             if len(stack) >= MAX_NESTING:
                 raise RemoraSyntaxError(f"brackets nested deeper than {MAX_NESTING} levels",
                                         Span(source, line, col, line, col + 1))
-            node = _Pos(line, col, line, col + 1, [], m.group())
-            siblings.append(node)
-            stack.append(node)
-            siblings = node.children  # type: ignore[assignment]
+            opened = _Open(line, col, m.group())
+            stack.append(opened)
+            siblings = opened.items
         elif kind == _CLOSE:
             tok = m.group()
             if not stack:
                 raise RemoraSyntaxError(f"unexpected `{tok}` with no open bracket to close",
                                         Span(source, line, col, line, col + 1))
-            opener = stack.pop()
-            if _CLOSER[opener.bracket] != tok:
+            opened = stack.pop()
+            if _CLOSER[opened.bracket] != tok:
                 raise RemoraSyntaxError(
-                    f"`{tok}` does not match the `{opener.bracket}` opened at line {opener.line}, "
-                    f"column {opener.col} (expected `{_CLOSER[opener.bracket]}`)",
+                    f"`{tok}` does not match the `{opened.bracket}` opened at line {opened.line}, "
+                    f"column {opened.col} (expected `{_CLOSER[opened.bracket]}`)",
                     Span(source, line, col, line, col + 1),
                 )
-            opener.end_line, opener.end_col = line, col + 1
-            siblings = stack[-1].children if stack else top  # type: ignore[assignment]
+            siblings = stack[-1].items if stack else top
+            siblings.append(SList(tuple(opened.items), opened.bracket, Span(source, opened.line, opened.col, line, col + 1)))
         elif kind == _STRING:
             raise RemoraSyntaxError("strings are not part of Remora", Span(source, line, col, line, col + 1))
         else:
             raise RemoraSyntaxError("quote (') is not part of Remora", Span(source, line, col, line, col + 1))
     return top, stack
-
-
-def _aligned(data: list, positions: list[_Pos], source: Source):
-    if len(data) != len(positions):  # cannot happen unless scanner and sexpdata disagree
-        raise RemoraSyntaxError("cannot read program (reader disagreement)", _start_span(source))
-    return zip(data, positions)
-
-
-def _zip(datum, pos: _Pos, source: Source) -> SNode:
-    span = Span(source, pos.line, pos.col, pos.end_line, pos.end_col)
-    if pos.children is None:
-        if isinstance(datum, (list, sexpdata.Brackets)):
-            raise RemoraSyntaxError("cannot read program (reader disagreement)", span)
-        value = str(datum) if isinstance(datum, sexpdata.Symbol) else datum
-        return SAtom(value, span)
-    items = datum.I if isinstance(datum, sexpdata.Brackets) else datum
-    if not isinstance(items, (list, tuple)):
-        raise RemoraSyntaxError("cannot read program (reader disagreement)", span)
-    children = tuple(_zip(d, p, source) for d, p in _aligned(list(items), pos.children, source))
-    return SList(children, pos.bracket, span)
 
 
 def show(node: SNode) -> str:

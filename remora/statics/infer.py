@@ -28,7 +28,7 @@ from typing import Iterator, Optional
 
 from . import smt
 from . import typed as T
-from .builders import index_application, type_application
+from .replay import Outcome, problem_key, replay
 from ..errors import RemoraTypeError
 from .indices import SCALAR, Dim, Shape, Var, dim_var, show_index
 from .unknowns import (
@@ -62,18 +62,26 @@ class Level:
 
 
 def open_quantifiers(t: Type) -> tuple[list[Level], Type]:
-    """Peel the Pi/Forall layers off an array-of-abstractions type, variables becoming unknowns."""
+    """Peel the Pi/Forall layers off an array-of-abstractions type, variables becoming unknowns.
+
+    The layers are peeled first and the unknowns substituted once, at the end: substituting
+    each layer's into everything inside it would copy the inner layers once per layer (the
+    unknowns are all new, so one substitution of them all means the same)."""
     levels: list[Level] = []
+    unknown_of: dict = {}
     t = prune(t)
     while isinstance(t, TArr) and isinstance(prune(t.atom), (TPi, TForall)):
         quant = prune(t.atom)
         unknowns = tuple(_unknown(v) for v in quant.vars)  # type: ignore[union-attr]
         levels.append(Level("i" if isinstance(quant, TPi) else "t", quant.vars, unknowns))  # type: ignore[union-attr]
-        body = prune(subst(quant.body, dict(zip(quant.vars, unknowns))))  # type: ignore[union-attr]
+        unknown_of.update(zip(quant.vars, unknowns))  # type: ignore[union-attr]
+        body = prune(quant.body)  # type: ignore[union-attr]
+        if isinstance(body, TVar) and isinstance(unknown_of.get(body.var), Type):
+            body = prune(unknown_of[body.var])  # (an Array-kinded variable: its unknown is an array type)
         if not isinstance(body, TArr):
             break
         t = TArr(body.atom, t.shape + body.shape)
-    return levels, t
+    return levels, subst(t, unknown_of)
 
 
 def _unknown(v: Var):
@@ -376,31 +384,45 @@ class Application:
 
     # --- elaboration ----------------------------------------------------------------------
 
-    def elaborate(self, found: Found) -> tuple[T.TyExpr, tuple[T.TyExpr, ...]]:
-        """Commit the solution and write it into the typed tree."""
+    def outcome(self, found: Found) -> Outcome:
+        """Commit the solution; what it instantiates each quantifier layer with, and the lifts."""
         commit(found.sol)
-        fn = _instantiate(self.fn, self.levels, found.sol)
-        args = []
-        for arg, levels, lift in zip(self.args, self.arg_levels, found.lifts):
-            arg = _instantiate(arg, levels, found.sol)
-            if lift is not None and lift.items:
-                arg = lift_function(arg, lift)
-            args.append(arg)
-        return fn, tuple(args)
+        return Outcome(
+            _levels_outcome(self.levels, found.sol),
+            tuple(_levels_outcome(levels, found.sol) for levels in self.arg_levels),
+            tuple(found.lifts),
+        )
 
 
-def elaborate_application(e, fn: T.TyExpr, args: tuple[T.TyExpr, ...], name: str):
-    """The instantiated function array and arguments for ``(fn args ...)``."""
-    problem = Application(e, fn, args, name)
-    try:
-        found = problem.solve()
-    except smt.Undecided:
-        raise RemoraTypeError(
-            f"cannot decide how to instantiate {name}: its index equations could not be solved in the "
-            "time allowed; write the instantiation with i-app/t-app",
-            e.span,
-        ) from None
-    return problem.elaborate(found)
+#: how many outcomes a checker remembers (see :func:`elaborate_application`)
+SOLVED_LIMIT = 10_000
+
+
+def elaborate_application(e, fn: T.TyExpr, args: tuple[T.TyExpr, ...], name: str, solved: Optional[dict] = None):
+    """The instantiated function array and arguments for ``(fn args ...)``.
+
+    ``solved`` remembers outcomes by problem (decisions.md D40): an application of a function
+    array of one type to arguments of given types is instantiated the same way whenever all
+    those types are ground — nothing in them can change — so a checker searches once for each
+    such problem and replays the outcome after that."""
+    key = problem_key(fn, args) if solved is not None else None
+    outcome = solved.get(key) if key is not None else None  # type: ignore[union-attr]
+    if outcome is None:
+        problem = Application(e, fn, args, name)
+        try:
+            found = problem.solve()
+        except smt.Undecided:
+            raise RemoraTypeError(
+                f"cannot decide how to instantiate {name}: its index equations could not be solved in the "
+                "time allowed; write the instantiation with i-app/t-app",
+                e.span,
+            ) from None
+        outcome = problem.outcome(found)
+        if key is not None and outcome.replayable():
+            if len(solved) >= SOLVED_LIMIT:  # type: ignore[arg-type]
+                solved.clear()  # type: ignore[union-attr]
+            solved[key] = outcome  # type: ignore[index]
+    return replay(fn, args, outcome)
 
 
 # ---------------------------------------------------------------------------
@@ -450,14 +472,8 @@ def _lifted_pairs(pairs, lift: Shape, sol: Sol) -> Iterator[tuple[Sol, Shape]]:
             yield from _lifted_pairs(rest, lift, s)
 
 
-def _instantiate(node: T.TyExpr, levels: list[Level], sol: Sol) -> T.TyExpr:
-    for level in levels:
-        values = tuple(_resolved(u, sol) for u in level.unknowns)
-        if level.kind == "i":
-            node = index_application(node, values, node.span, implicit=True)  # type: ignore[arg-type]
-        else:
-            node = type_application(node, values, node.span, implicit=True)  # type: ignore[arg-type]
-    return node
+def _levels_outcome(levels: list[Level], sol: Sol) -> tuple[tuple[str, tuple], ...]:
+    return tuple((level.kind, tuple(_resolved(u, sol) for u in level.unknowns)) for level in levels)
 
 
 def _resolved(u, sol: Sol):
@@ -467,29 +483,6 @@ def _resolved(u, sol: Sol):
     if isinstance(value, TArr):  # an Array-kinded unknown
         return TArr(value.atom, walk_shape(value.shape, sol))
     return value
-
-
-def lift_function(g: T.TyExpr, frame: Shape) -> T.TyExpr:
-    """The function array ``g`` applied over the extra frame ``frame``:
-    ``((λ ((%f (Arr G (Shp)))) (λ ((%x1 (Arr t (++ F c1))) …) (%f %x1 …))) g)``."""
-    gt = prune(g.type)
-    fun = prune(gt.atom)  # type: ignore[union-attr]
-    assert isinstance(gt, TArr) and isinstance(fun, TFun)
-    span = g.span
-    params = tuple((f"%x{i + 1}", TArr(prune(p).atom, frame + prune(p).shape)) for i, p in enumerate(fun.params))  # type: ignore[union-attr]
-    result = prune(fun.result)
-    lifted_result = TArr(result.atom, frame + result.shape)  # type: ignore[union-attr]
-    lifted = TFun(tuple(t for _, t in params), lifted_result)
-    inline = isinstance(g, T.TyRef) or (isinstance(g, T.TyArray) and not g.dims and isinstance(g.atoms[0], T.TyPrim))
-    callee: T.TyExpr = g if inline and not gt.shape.items else T.TyRef(TArr(fun, SCALAR), span, "%f")
-    call = T.TyApp(lifted_result, span, callee, tuple(T.TyRef(t, span, x) for x, t in params))
-    prim = g.atoms[0].name if callee is g and isinstance(g, T.TyArray) else None
-    lam = T.TyArray(TArr(lifted, SCALAR), span, (), (T.TyLam(lifted, span, params, call, prim),))
-    if callee is g:
-        return lam
-    outer_type = TFun((TArr(fun, SCALAR),), TArr(lifted, SCALAR))
-    outer = T.TyArray(TArr(outer_type, SCALAR), span, (), (T.TyLam(outer_type, span, (("%f", TArr(fun, SCALAR)),), lam),))
-    return T.TyApp(TArr(lifted, gt.shape), span, outer, (g,))
 
 
 def _replace_types(t: Type, table: dict) -> Type:

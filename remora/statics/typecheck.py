@@ -110,6 +110,8 @@ class Checker:
     globals: dict[str, T.Global] = factory(dict)
     #: unknown atom types created while checking the current top-level form
     pending: list[AtomMeta] = factory(list)
+    #: how applications were instantiated, by problem (see infer.elaborate_application)
+    solved: dict = factory(dict)
 
     # --- top level --------------------------------------------------------------
 
@@ -199,7 +201,7 @@ class Checker:
         args = tuple(self.synth(a, env) for a in e.args)
         fn_type = _array_type(fn.type, "the function position", fn.span)
         if needs_inference(fn_type, args):
-            fn, args = elaborate_application(e, fn, args, _describe_fn(e.fn))
+            fn, args = elaborate_application(e, fn, args, _describe_fn(e.fn), self.solved)
             fn_type = _array_type(fn.type, "the function position", fn.span)
         atom = prune(fn_type.atom)
         if not isinstance(atom, TFun):

@@ -38,7 +38,6 @@ from .types import (
     Type,
     free_vars,
     ground_free,
-    prune,
     subst,
     var_replacement,
 )

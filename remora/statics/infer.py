@@ -28,7 +28,7 @@ from typing import Iterator, Optional
 
 from . import smt
 from . import typed as T
-from .replay import Outcome, problem_key, replay
+from .replay import Layer, Outcome, problem_key, replay
 from ..errors import RemoraTypeError
 from .indices import SCALAR, Dim, Shape, Var, dim_var, show_index
 from .unknowns import (
@@ -472,8 +472,8 @@ def _lifted_pairs(pairs, lift: Shape, sol: Sol) -> Iterator[tuple[Sol, Shape]]:
             yield from _lifted_pairs(rest, lift, s)
 
 
-def _levels_outcome(levels: list[Level], sol: Sol) -> tuple[tuple[str, tuple], ...]:
-    return tuple((level.kind, tuple(_resolved(u, sol) for u in level.unknowns)) for level in levels)
+def _levels_outcome(levels: list[Level], sol: Sol) -> tuple[Layer, ...]:
+    return tuple(Layer(level.kind, tuple(_resolved(u, sol) for u in level.unknowns)) for level in levels)
 
 
 def _resolved(u, sol: Sol):

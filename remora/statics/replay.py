@@ -19,17 +19,28 @@ from .types import TArr, TFun, Type, is_ground, prune, zonk
 from .unknowns import has_index_unknowns
 
 
-class Outcome(NamedTuple):
-    """How an application is instantiated: for the function and for each argument, each
-    quantifier layer's kind (``i``/``t``) and values; and each argument's lifting frame."""
+class Layer:
+    """One quantifier layer's instantiation: ``i-app`` (kind ``i``) or ``t-app`` (``t``) with
+    ``values``; ``type`` is the node's type, once it has been built (the same every time)."""
 
-    fn: tuple[tuple[str, tuple], ...]
-    args: tuple[tuple[tuple[str, tuple], ...], ...]
+    __slots__ = ("kind", "values", "type")
+
+    def __init__(self, kind: str, values: tuple):
+        self.kind, self.values = kind, values
+        self.type: Optional[Type] = None
+
+
+class Outcome(NamedTuple):
+    """How an application is instantiated: the layers of the function and of each argument,
+    and each argument's lifting frame."""
+
+    fn: tuple[Layer, ...]
+    args: tuple[tuple[Layer, ...], ...]
     lifts: tuple[Optional[Shape], ...]
 
     def replayable(self) -> bool:
         """Whether nothing in it can change later (no unknown index or atom type left)."""
-        values = [v for layers in (self.fn, *self.args) for _, vs in layers for v in vs]
+        values = [v for layers in (self.fn, *self.args) for layer in layers for v in layer.values]
         return all(
             is_ground(v) if isinstance(v, Type) else not has_index_unknowns(Shape((v,)) if isinstance(v, Dim) else v)
             for v in values
@@ -59,12 +70,20 @@ def replay(fn: T.TyExpr, args: tuple[T.TyExpr, ...], outcome: Outcome) -> tuple[
     return instantiate(fn, outcome.fn), tuple(out)
 
 
-def instantiate(node: T.TyExpr, layers: tuple[tuple[str, tuple], ...]) -> T.TyExpr:
-    for kind, values in layers:
-        if kind == "i":
-            node = index_application(node, values, node.span, implicit=True)  # type: ignore[arg-type]
+def instantiate(node: T.TyExpr, layers: tuple[Layer, ...]) -> T.TyExpr:
+    """``node`` with each layer applied (T-IAPP, T-TAPP): the type as the rule builds it the
+    first time, as it was built after that."""
+    for layer in layers:
+        if layer.type is not None:
+            make = T.TyIApp if layer.kind == "i" else T.TyTApp
+            node = make(layer.type, node.span, node, layer.values, True)  # type: ignore[arg-type]
+            continue
+        if layer.kind == "i":
+            node = index_application(node, layer.values, node.span, implicit=True)
         else:
-            node = type_application(node, values, node.span, implicit=True)  # type: ignore[arg-type]
+            node = type_application(node, layer.values, node.span, implicit=True)
+        built = zonk(node.type)
+        layer.type = built if is_ground(built) else None
     return node
 
 

@@ -4,7 +4,7 @@ Checking the prelude costs more than everything else a one-line ``remora eval`` 
 its imports, and its outcome — the bindings the checker starts from and the erased forms the
 engines run — is the same every time.  So it is pickled into a cache file whose *name* is a
 hash of everything that outcome depends on: the prelude's text, the text of every source file
-of remora itself, the Python version and the pickle protocol.  A changed prelude or
+of remora itself (and its version), the Python version and the pickle protocol.  A changed prelude or
 remora looks for a different file, so a stale cache is never read; a cache that cannot be read,
 written or unpickled is ignored and the prelude is checked instead — never an error.  Writers
 write a temporary file and rename it, so concurrent processes never see half a cache.
@@ -99,8 +99,10 @@ def cache_key(texts: list[tuple[str, str]]) -> str:
     remora's sources are hashed by content, not by modification time: reading and hashing them
     all costs about 2 ms, and no copy, checkout or reinstall that keeps times and sizes can
     then fool it."""
+    from .. import __version__
+
     h = _blake2b(digest_size=20)
-    h.update(f"{sys.version}\0{PROTOCOL}\0".encode())
+    h.update(f"{sys.version}\0{PROTOCOL}\0{__version__}\0".encode())
     for name, text in texts:
         h.update(f"prelude/{name}\0{len(text)}\0".encode())
         h.update(text.encode("utf-8"))

@@ -1,4 +1,4 @@
-"""``python -m bench [check|engines|api|printing|workloads] [...]`` — see each module's docstring."""
+"""``python -m bench [check|startup|engines|api|printing|workloads] [...]`` — see each module's docstring."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ def main() -> int:
     rest = args[1:] if args and not args[0].startswith("-") else args
     if mode == "check":
         from .checker import main as run
+    elif mode == "startup":
+        from .startup import main as run
     elif mode == "engines":
         from .engines import main as run
     elif mode == "api":

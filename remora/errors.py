@@ -9,10 +9,10 @@ counterexamples).  A Python traceback reaching a user is a bug.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .records import record
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Source:
     """A program text with the name it is reported under (a path, ``<expr>``, ``<repl>``)."""
 
@@ -30,7 +30,7 @@ class Source:
         return ""
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Span:
     """A source region: 1-based line and column of its start and (exclusive) end."""
 

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# The tests (and the processes they start) keep the prelude cache in a directory of their own,
+# never in the user's (spec/interfaces.md, REMORA_CACHE_DIR).
+_CACHE = tempfile.mkdtemp(prefix="remora-test-cache-")
+os.environ["REMORA_CACHE_DIR"] = _CACHE
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 from remora.interfaces.session import Session
 from remora.errors import RemoraError

@@ -122,15 +122,15 @@ def test_what_the_ragged_path_does_not_cover_is_grouped():
 
 
 def _nodes(node):
-    """Every erased node under ``node`` (dataclass fields, tuples of them)."""
-    from dataclasses import fields, is_dataclass
+    """Every erased node under ``node`` (record fields, tuples of them)."""
+    from remora.records import field_names, is_record
 
     stack, seen = [node], []
     while stack:
         x = stack.pop()
-        if is_dataclass(x) and not isinstance(x, type):
+        if is_record(x):
             seen.append(x)
-            stack.extend(getattr(x, f.name) for f in fields(x))
+            stack.extend(getattr(x, name) for name in field_names(x))
         elif isinstance(x, (tuple, list)):
             stack.extend(x)
     return seen

@@ -299,3 +299,81 @@ def test_is_incomplete_says_whether_more_input_could_complete_the_text(text, inc
     """The REPL's question, answered by the reader itself (not by the wording of an error)."""
     assert is_incomplete(text) is incomplete
 
+
+
+# ---------------------------------------------------------------------------
+# The token rules are sexpdata's (decisions.md D42): sexpdata reads every text the reader reads
+# into the same tree.  (It is the reference here; the reader no longer runs it.)
+
+from pathlib import Path  # noqa: E402
+
+import sexpdata  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from remora.front.reader import classify_atom  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class _Reference(sexpdata.Parser):
+    def atom(self, token):  # noqa: D102 - sexpdata hook
+        value = classify_atom(token)
+        return sexpdata.Symbol(value) if isinstance(value, str) else value
+
+
+def _as_sexpdata(node):
+    """A reader node in sexpdata's terms: a list, ``Brackets``, a ``Symbol`` or a number."""
+    if isinstance(node, SAtom):
+        return sexpdata.Symbol(node.value) if node.is_symbol else node.value
+    items = [_as_sexpdata(i) for i in node.items]
+    return items if node.bracket == "(" else sexpdata.Brackets(items)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, sexpdata.Brackets) or isinstance(b, sexpdata.Brackets):
+        return type(a) is type(b) and _same(a.I, b.I)
+    if isinstance(a, list) or isinstance(b, list):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def assert_reads_like_sexpdata(text: str) -> None:
+    mine = [_as_sexpdata(n) for n in read(text, "<test>")]
+    reference = _Reference(text, nil=None, true=None, false=None).parse()
+    assert _same(mine, reference), (text, mine, reference)
+
+
+def corpus() -> list[Path]:
+    paths = sorted((ROOT / "examples").glob("*.rem")) + sorted((ROOT / "prelude").glob("*.rem"))
+    return paths + sorted((ROOT / "tests" / "bad_input").glob("*.rem"))
+
+
+def test_every_program_of_the_repository_reads_as_sexpdata_reads_it():
+    read_some = 0
+    for path in corpus():
+        text = path.read_text(encoding="utf-8")
+        try:
+            read(text, str(path))
+        except RemoraSyntaxError:
+            continue  # (a reading error is the reader's to report; sexpdata has none of those rules)
+        assert_reads_like_sexpdata(text)
+        read_some += 1
+    assert read_some > 100
+
+
+_TOKENS = st.sampled_from(
+    ["(", ")", "[", "]", " ", "\n", "\t", "\r\n", "x", "+", "-", "1", "-2", "2.5", ".5", "1e3", "#t", "#f", "t", "nil",
+     "inf", "λ", "; c\n", "iota/v", "a-b", "é", "\x0b", "\x0c"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TOKENS, max_size=40))
+def test_random_token_soup_reads_as_sexpdata_reads_it(tokens):
+    text = "".join(tokens)
+    try:
+        read(text, "<test>")
+    except RemoraSyntaxError:
+        return
+    assert_reads_like_sexpdata(text)

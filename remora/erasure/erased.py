@@ -16,7 +16,7 @@ an atom type's representation along with its (scalar) shape.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..records import factory, record
 from typing import Union
 
 from ..errors import Span
@@ -27,12 +27,12 @@ from ..statics.indices import Index, Shape, Var, show_index
 Rep = Union[str, Var]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class ENode:
     span: Span
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class EVar(ENode):
     """A variable: a local (``key`` None, looked up in the environment) or the global whose
     key the checker resolved it to (looked up in the engine's globals by that key alone)."""
@@ -41,7 +41,7 @@ class EVar(ENode):
     key: str | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class EArray(ENode):
     """``(array (n ...) â ...)``; ``const`` holds the atoms' values (row-major) when every atom is
     a literal: each backend makes the array of them once, at run time."""
@@ -52,7 +52,7 @@ class EArray(ENode):
     const: tuple | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class EFrame(ENode):
     """``(frame ι ê ...)`` with ι the frame's full result shape."""
 
@@ -61,7 +61,7 @@ class EFrame(ENode):
     rep: Rep
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class EApp(ENode):
     """``(ê_f (ê_a ι_a) ... ι_r)``."""
 
@@ -72,7 +72,7 @@ class EApp(ENode):
     rep: Rep
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TypeArg:
     """An erased type argument: the shape 𝒯⟦τ⟧ (for Array kinds) and the atoms' representation."""
 
@@ -83,7 +83,7 @@ class TypeArg:
         return str(self.shape) if self.shape is not None else show_rep(self.rep)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class EIApp(ENode):
     """``(i-app ê_f ι_a ... ι_r)``; an argument is an index, or an erased type argument."""
 
@@ -93,7 +93,7 @@ class EIApp(ENode):
     rep: Rep
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class EUnbox(ENode):
     """``(unbox (x_i ... x_e ê_s) ê_b ι_b)``."""
 
@@ -104,10 +104,10 @@ class EUnbox(ENode):
     body_shape: Shape
     rep: Rep
     #: the locals the body uses from outside (an unbox body starts from just these)
-    free: frozenset[str] = field(default_factory=frozenset)
+    free: frozenset[str] = factory(frozenset)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class ELet(ENode):
     """``(let ((x ê) ...) ê_b)``: sequential bindings, each value seeing the ones before it.
 
@@ -119,43 +119,43 @@ class ELet(ENode):
 
     bindings: tuple[tuple[str, "EExpr"], ...]
     body: "EExpr"
-    free: frozenset[str] = field(default_factory=frozenset)
+    free: frozenset[str] = factory(frozenset)
 
 
 EExpr = Union[EVar, EArray, EFrame, EApp, EIApp, EUnbox, ELet]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class ELit(ENode):
     value: Union[int, float, bool]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class EPrim(ENode):
     name: str
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class ELam(ENode):
     """``(λ (x ...) ê)``; ``free`` lists the term variables the body uses from outside."""
 
     params: tuple[str, ...]
     body: EExpr
-    free: frozenset[str] = field(default_factory=frozenset)
+    free: frozenset[str] = factory(frozenset)
     #: the primitive this λ applies over a frame, when it is inference's lifting wrapper
     lifts: str | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class EILam(ENode):
     """``(Iλ (x ...) v̂)`` — also what a ``Tλ`` erases to."""
 
     vars: tuple[Var, ...]
     body: EExpr
-    free: frozenset[str] = field(default_factory=frozenset)
+    free: frozenset[str] = factory(frozenset)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class EBox(ENode):
     """``(box ι ... ê)``."""
 
@@ -166,7 +166,7 @@ class EBox(ENode):
 EAtom = Union[ELit, EPrim, ELam, EILam, EBox]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class EDefine:
     name: str
     value: EExpr
@@ -175,7 +175,7 @@ class EDefine:
     key: str = ""
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class EExprForm:
     expr: EExpr
     span: Span

@@ -1,22 +1,22 @@
 """The reader: program text to S-expressions with source positions.
 
-sexpdata (pinned 1.0.2) parses the data; it knows nothing about positions and has
-several traps (``t``/``nil`` become ``True``/``[]``, ``inf`` becomes a float, an
-unterminated string raises ``AttributeError``, deep nesting raises
-``RecursionError``).  So the text is first *scanned* by a small span-recording
-tokenizer that follows sexpdata's token rules exactly, rejects everything
-Remora does not use with a located error, and records a position tree; then
-sexpdata parses the (now known-good) text with a Remora atom classifier; finally
-the two trees are zipped, giving every node its span.
+The token rules are sexpdata's (pinned 1.0.2): its brackets, whitespace, ``;`` comments and
+atoms ending at any of them.  sexpdata itself knows nothing about positions and has several
+traps (``t``/``nil`` become ``True``/``[]``, ``inf`` becomes a float, an unterminated string
+raises ``AttributeError``, ``#;`` eats the rest of the line, deep nesting raises
+``RecursionError``), so the reader is a small scanner that follows those rules exactly,
+rejects everything Remora does not use with a located error, classifies each atom, and builds
+the tree with a span on every node in the same single pass (decisions.md D42: parsing the text
+a second time with sexpdata and zipping the two trees cost half of all reading, for a tree
+the scanner had already made; the tests check that sexpdata reads every program they use the
+same way).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from ..records import record
 from typing import Union
-
-import sexpdata
 
 from ..errors import RemoraSyntaxError, Source, Span
 
@@ -24,7 +24,7 @@ MAX_NESTING = 256
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class SAtom:
     """A token: an ``int``, ``float``, ``bool`` (``#t``/``#f``) or a symbol (``str``)."""
 
@@ -39,7 +39,7 @@ class SAtom:
         return f"SAtom({self.value!r})"
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class SList:
     """A parenthesised ``( … )`` or bracketed ``[ … ]`` sequence."""
 
@@ -99,37 +99,33 @@ def classify_atom(text: str) -> Union[int, float, bool, str]:
     return text
 
 
-class _Parser(sexpdata.Parser):
-    """sexpdata's parser with Remora's atoms: ``t``/``nil``/``inf``/``nan`` stay symbols."""
-
-    def atom(self, token):  # noqa: D102 - sexpdata hook
-        value = classify_atom(token)
-        return sexpdata.Symbol(value) if isinstance(value, str) else value
+_NOT_SEEN = object()
 
 
-@dataclass
-class _Pos:
-    """The scanner's record of one node: its span, and its children if it is a list."""
+class _Open:
+    """A bracket the scanner has opened and not yet closed: where, and the nodes inside so far."""
 
-    span: Span
-    children: list["_Pos"] | None = None
-    bracket: str = ""
+    __slots__ = ("line", "col", "bracket", "items")
+
+    def __init__(self, line: int, col: int, bracket: str):
+        self.line, self.col, self.bracket = line, col, bracket
+        self.items: list[SNode] = []
+
+    def span(self, source: Source) -> Span:
+        return Span(source, self.line, self.col, self.line, self.col + 1)
 
 
 def read(text: str, name: str = "<expr>", library: bool = False, first_line: int = 1) -> list[SNode]:
     """Read all top-level forms of ``text``; ``name`` is what error reports call it, ``first_line``
     the number they give the text's first line."""
     source = Source(name, text, library, first_line)
-    positions = _scan(source)
-    try:
-        data = _Parser(text, nil=None, true=None, false=None).parse()
-    except (Exception, RecursionError) as exc:  # the scanner should have caught it first
-        raise RemoraSyntaxError(f"cannot read program: {exc}", _start_span(source)) from None
-    return [_zip(d, p) for d, p in _aligned(data, positions, source)]
-
-
-def _start_span(source: Source) -> Span:
-    return Span(source, source.first_line, 1, source.first_line, 2)
+    top, still_open = _scan(source)
+    if still_open:
+        o = still_open[-1]
+        raise RemoraSyntaxError(
+            f"unclosed `{o.bracket}`: missing `{_CLOSER[o.bracket]}` before the end of the input", o.span(source)
+        )
+    return top
 
 
 def is_incomplete(text: str) -> bool:
@@ -137,91 +133,71 @@ def is_incomplete(text: str) -> bool:
     complete it (what a REPL asks before reading another line).  Text with any other reading
     error is not incomplete: more input cannot mend it, and its error is reported as it stands."""
     try:
-        _, still_open = _scan_tokens(Source("<input>", text))
+        _, still_open = _scan(Source("<input>", text))
     except RemoraSyntaxError:
         return False
     return bool(still_open)
 
 
-def _scan(source: Source) -> list[_Pos]:
-    """Tokenize like sexpdata does, returning the position tree or raising a located error."""
-    top, still_open = _scan_tokens(source)
-    if still_open:
-        o = still_open[-1]
-        raise RemoraSyntaxError(f"unclosed `{o.bracket}`: missing `{_CLOSER[o.bracket]}` before the end of the input", o.span)
-    return top
+#: the groups of _TOKEN, by number (``lastindex``)
+_NL, _WS, _COMMENT, _OPEN, _CLOSE, _STRING, _QUOTE, _ATOM = range(1, 9)
 
 
-def _scan_tokens(source: Source) -> tuple[list[_Pos], list[_Pos]]:
-    """The position tree of every token up to the end of the input, and the brackets still open
+def _scan(source: Source) -> tuple[list[SNode], list[_Open]]:
+    """The nodes of every complete form up to the end of the input, and the brackets still open
     there (innermost last); a located error for anything Remora cannot read."""
     text = source.text
     line, line_start = source.first_line, 0
-    top: list[_Pos] = []
-    stack: list[_Pos] = []
-    pos = 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        assert m is not None  # the alternatives cover every character
-        kind, tok = m.lastgroup, m.group()
-        col = pos - line_start + 1
-        pos = m.end()
-        if kind == "nl":
-            line, line_start = line + 1, pos
+    top: list[SNode] = []
+    stack: list[_Open] = []
+    siblings = top
+    atoms: dict[str, object] = {}  # (each distinct token is classified once)
+    for m in _TOKEN.finditer(text):  # (the alternatives cover every character: one match after another)
+        kind = m.lastindex
+        if kind == _WS or kind == _COMMENT:
             continue
-        if kind in ("ws", "comment"):
+        if kind == _NL:
+            line, line_start = line + 1, m.end()
             continue
-        span = Span(source, line, col, line, col + len(tok))  # (only for tokens that make nodes)
-        if kind == "open":
+        col = m.start() - line_start + 1
+        if kind == _ATOM:
+            tok = m.group()
+            value = atoms.get(tok, _NOT_SEEN)
+            if value is _NOT_SEEN:
+                if tok == "#" and text.startswith(";", m.end()):
+                    raise RemoraSyntaxError("datum comments (#;) are not supported; use ; to comment out a line",
+                                            Span(source, line, col, line, col + 1))
+                try:
+                    value = atoms[tok] = classify_atom(tok)
+                except ValueError as exc:
+                    raise RemoraSyntaxError(str(exc), Span(source, line, col, line, col + len(tok))) from None
+            siblings.append(SAtom(value, Span(source, line, col, line, col + len(tok))))  # type: ignore[arg-type]
+        elif kind == _OPEN:
             if len(stack) >= MAX_NESTING:
-                raise RemoraSyntaxError(f"brackets nested deeper than {MAX_NESTING} levels", span)
-            node = _Pos(span, [], tok)
-            (stack[-1].children if stack else top).append(node)
-            stack.append(node)
-        elif kind == "close":
+                raise RemoraSyntaxError(f"brackets nested deeper than {MAX_NESTING} levels",
+                                        Span(source, line, col, line, col + 1))
+            opened = _Open(line, col, m.group())
+            stack.append(opened)
+            siblings = opened.items
+        elif kind == _CLOSE:
+            tok = m.group()
             if not stack:
-                raise RemoraSyntaxError(f"unexpected `{tok}` with no open bracket to close", span)
-            opener = stack.pop()
-            if _CLOSER[opener.bracket] != tok:
-                o = opener.span
+                raise RemoraSyntaxError(f"unexpected `{tok}` with no open bracket to close",
+                                        Span(source, line, col, line, col + 1))
+            opened = stack.pop()
+            if _CLOSER[opened.bracket] != tok:
                 raise RemoraSyntaxError(
-                    f"`{tok}` does not match the `{opener.bracket}` opened at line {o.line}, "
-                    f"column {o.col} (expected `{_CLOSER[opener.bracket]}`)",
-                    span,
+                    f"`{tok}` does not match the `{opened.bracket}` opened at line {opened.line}, "
+                    f"column {opened.col} (expected `{_CLOSER[opened.bracket]}`)",
+                    Span(source, line, col, line, col + 1),
                 )
-            opener.span = Span(source, opener.span.line, opener.span.col, line, col + 1)
-        elif kind == "string":
-            raise RemoraSyntaxError("strings are not part of Remora", span)
-        elif kind == "quote":
-            raise RemoraSyntaxError("quote (') is not part of Remora", span)
+            siblings = stack[-1].items if stack else top
+            siblings.append(SList(tuple(opened.items), opened.bracket, Span(source, opened.line, opened.col, line, col + 1)))
+        elif kind == _STRING:
+            raise RemoraSyntaxError("strings are not part of Remora", Span(source, line, col, line, col + 1))
         else:
-            if tok == "#" and text.startswith(";", pos):
-                raise RemoraSyntaxError("datum comments (#;) are not supported; use ; to comment out a line", span)
-            try:
-                classify_atom(tok)
-            except ValueError as exc:
-                raise RemoraSyntaxError(str(exc), span) from None
-            (stack[-1].children if stack else top).append(_Pos(span))
+            raise RemoraSyntaxError("quote (') is not part of Remora", Span(source, line, col, line, col + 1))
     return top, stack
-
-
-def _aligned(data: list, positions: list[_Pos], source: Source):
-    if len(data) != len(positions):  # cannot happen unless scanner and sexpdata disagree
-        raise RemoraSyntaxError("cannot read program (reader disagreement)", _start_span(source))
-    return zip(data, positions)
-
-
-def _zip(datum, pos: _Pos) -> SNode:
-    if pos.children is None:
-        if isinstance(datum, (list, sexpdata.Brackets)):
-            raise RemoraSyntaxError("cannot read program (reader disagreement)", pos.span)
-        value = str(datum) if isinstance(datum, sexpdata.Symbol) else datum
-        return SAtom(value, pos.span)
-    items = datum.I if isinstance(datum, sexpdata.Brackets) else datum
-    if not isinstance(items, (list, tuple)):
-        raise RemoraSyntaxError("cannot read program (reader disagreement)", pos.span)
-    children = tuple(_zip(d, p) for d, p in _aligned(list(items), pos.children, pos.span.source))
-    return SList(children, pos.bracket, pos.span)
 
 
 def show(node: SNode) -> str:

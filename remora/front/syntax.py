@@ -8,7 +8,7 @@ Names are still names here: the sorting and kinding judgments
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..records import factory, record
 from typing import Optional, Union
 
 from ..errors import Span
@@ -17,19 +17,19 @@ from ..errors import Span
 # Indices (ι) as written
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class INat:
     value: int
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class IName:
     name: str
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class IShp:
     """``(Shp ι ...)``: a shape made of dimensions."""
 
@@ -37,7 +37,7 @@ class IShp:
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class IPlus:
     """``(+ ι ...)``: a sum of dimensions."""
 
@@ -45,7 +45,7 @@ class IPlus:
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class IAppend:
     """``(++ ι ...)``: shapes appended."""
 
@@ -53,7 +53,7 @@ class IAppend:
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class ISplice:
     """The shape part of the ``[τ ι ...]`` type sugar: each Dim is one axis, each Shape is spliced in."""
 
@@ -67,7 +67,7 @@ SIndex = Union[INat, IName, IShp, IPlus, IAppend, ISplice]
 # Types (τ), kinds and sorts as written
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Binder:
     """``(x k)`` or ``(x γ)``: a name with its kind (Atom/Array) or sort (Dim/Shape)."""
 
@@ -76,33 +76,33 @@ class Binder:
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class STBase:
     name: str  # Int, Float, Bool (Num is read as Int)
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class STName:
     name: str
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class STArr:
     atom: "SType"
     shape: SIndex
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class STFun:
     params: tuple["SType", ...]
     result: "SType"
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class STQuant:
     """``(Forall ((x k) ...) τ)``, ``(Pi ((x γ) ...) τ)`` or ``(Sigma ((x γ) ...) τ)``."""
 
@@ -118,7 +118,7 @@ SType = Union[STBase, STName, STArr, STFun, STQuant]
 # Atoms (𝔞)
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Lit:
     """A base value: an Int, Float or Bool literal."""
 
@@ -126,7 +126,7 @@ class Lit:
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Prim:
     """A primitive operator named in atom position, e.g. inside ``(array (2) + -)``."""
 
@@ -134,14 +134,14 @@ class Prim:
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Param:
     name: str
     type: SType
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Lam:
     """``(λ ((x τ) ...) e)``."""
 
@@ -150,7 +150,7 @@ class Lam:
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class TLam:
     """``(Tλ ((x k) ...) v)``."""
 
@@ -159,7 +159,7 @@ class TLam:
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class ILam:
     """``(Iλ ((x γ) ...) v)``."""
 
@@ -168,7 +168,7 @@ class ILam:
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Box:
     """``(box ι ... e τ)`` with τ a Sigma type."""
 
@@ -184,7 +184,7 @@ Atom = Union[Lit, Prim, Lam, TLam, ILam, Box]
 # Expressions (e)
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Ref:
     """A variable reference (or a primitive used as an expression: a scalar array of it)."""
 
@@ -192,7 +192,7 @@ class Ref:
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class ArrayLit:
     """``(array (n ...) 𝔞 ...)``; ``sugar`` marks a bare atom or a ``[…]`` of literals."""
 
@@ -202,7 +202,7 @@ class ArrayLit:
     sugar: bool = False
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class EmptyArray:
     """``(array (n ...) τ)`` with some n = 0 and τ the atom type."""
 
@@ -211,7 +211,7 @@ class EmptyArray:
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Frame:
     """``(frame (n ...) e ...)``; ``sugar`` marks a ``[…]`` frame."""
 
@@ -221,7 +221,7 @@ class Frame:
     sugar: bool = False
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class EmptyFrame:
     """``(frame (n ...) τ)`` with some n = 0 and τ the cell type."""
 
@@ -230,28 +230,28 @@ class EmptyFrame:
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class App:
     fn: "Expr"
     args: tuple["Expr", ...]
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class TApp:
     fn: "Expr"
     types: tuple[SType, ...]
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class IApp:
     fn: "Expr"
     indices: tuple[SIndex, ...]
     span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Unbox:
     """``(unbox (x_i ... x_e e_s) e_b)``."""
 
@@ -263,7 +263,7 @@ class Unbox:
     value_span: Optional[Span] = None
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Let:
     """``(let ((x e) ...) body)``: sequential bindings with inferred types."""
 
@@ -278,7 +278,7 @@ Expr = Union[Ref, ArrayLit, EmptyArray, Frame, EmptyFrame, App, TApp, IApp, Unbo
 # Top level
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Define:
     """``(define x e)``; ``(define (f (x τ) ...) e)`` arrives here already as a λ."""
 
@@ -288,7 +288,7 @@ class Define:
     name_span: Span
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class ExprForm:
     expr: Expr
     span: Span
@@ -297,6 +297,6 @@ class ExprForm:
 TopForm = Union[Define, ExprForm]
 
 
-@dataclass
+@record
 class Program:
-    forms: list[TopForm] = field(default_factory=list)
+    forms: list[TopForm] = factory(list)

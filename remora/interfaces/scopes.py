@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from ..front import syntax as S
+from ..records import field_names, is_record
 from ..errors import Span
 
 #: what binds a name
@@ -151,8 +152,8 @@ class _Resolver:
     def other(self, node, env: dict[str, Binding], tenv: dict[str, Binding]) -> None:
         """A form this resolver has no rule for (an extension of the syntax): the names used
         anywhere inside it are still found, resolved in the scope around it."""
-        for f in dataclasses.fields(node):
-            self.any(getattr(node, f.name), env, tenv)
+        for name in _field_names(node):
+            self.any(getattr(node, name), env, tenv)
 
     def any(self, value, env: dict[str, Binding], tenv: dict[str, Binding]) -> None:
         if isinstance(value, tuple):
@@ -164,7 +165,7 @@ class _Resolver:
             self.type(value, tenv)
         elif isinstance(value, _INDICES):
             self.index(value, tenv)
-        elif dataclasses.is_dataclass(value) and not isinstance(value, (Span, type)):
+        elif _is_node(value) and not isinstance(value, Span):
             self.expr(value, env, tenv)
 
     def unbox(self, e: S.Unbox, env: dict[str, Binding], tenv: dict[str, Binding]) -> None:
@@ -227,3 +228,14 @@ class _Resolver:
         elif isinstance(i, (S.IShp, S.IPlus, S.IAppend, S.ISplice)):
             for x in (i.dims if isinstance(i, S.IShp) else i.args):
                 self.index(x, tenv)
+
+
+def _is_node(value) -> bool:
+    """A syntax node: remora's are records; an extension's may be a dataclass."""
+    return is_record(value) or (dataclasses.is_dataclass(value) and not isinstance(value, type))
+
+
+def _field_names(node) -> tuple[str, ...]:
+    if is_record(node):
+        return field_names(node)
+    return tuple(f.name for f in dataclasses.fields(node))

@@ -12,22 +12,26 @@ import functools
 import sys
 import threading
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, TYPE_CHECKING, Any, Iterator
 
 from ..front import syntax as S
 from ..statics import typed as T
 from ..errors import RemoraError, RemoraSyntaxError, Span
 from ..front.parse import parse_top
 from ..front.reader import read
+from . import prelude_cache
+from .prelude_cache import Prelude
 from .show import show_value
 from ..dynamics.engine import Frames
 from ..dynamics.rebatch import unbatched
 from ..erasure.erase import erase_form
-from ..dynamics.reference import Reference
 from ..dynamics.runtime import RunConfig
 from ..statics.typecheck import Checker
 from ..statics.types import Type
 from ..dynamics.values import type_of_array
+
+if TYPE_CHECKING:
+    from ..dynamics.reference import Reference
 
 RECURSION_LIMIT = 20000
 
@@ -72,10 +76,9 @@ class Session:
         self.run = run or RunConfig()
         self.engine = make_engine(engine, self.run)
         if prelude:
-            bindings, forms = load_prelude()
+            bindings, _ = load_prelude()
             self.checker.globals.update(bindings)
-            for form in forms:
-                self.engine.eval_form(form)
+            self.engine.globals.update(prelude_values(engine))
 
     # --- inputs: names bound before (or between) the forms that use them -----------------
 
@@ -101,6 +104,8 @@ class Session:
     def tracer(self, trace: IO[str]) -> Reference:
         """A reference engine that prints its steps to ``trace`` and sees every global this
         session has — the prelude's, its definitions, its inputs — with the values it has."""
+        from ..dynamics.reference import Reference
+
         engine = Reference(RunConfig(stdin=self.run.stdin, trace=trace, max_bytes=self.run.max_bytes))
         if isinstance(self.engine, Reference):
             engine.globals = self.engine.globals  # (tracing an expression defines nothing)
@@ -133,11 +138,8 @@ class Session:
             yield form, self.evaluate(form)
 
 
-PRELUDE_DIRS = (
-    Path(__file__).resolve().parents[2] / "prelude",  # a source checkout or editable install
-    Path(sys.prefix) / "share" / "remora" / "prelude",  # installed as data files
-)
-_prelude_cache: tuple[dict, list] | None = None
+_prelude: Prelude | None = None
+_prelude_values: dict[str, dict] = {}
 _prelude_lock = threading.Lock()
 
 
@@ -156,31 +158,62 @@ def _serialised_by(lock: threading.Lock):
 
 
 def prelude_files() -> list[Path]:
-    for directory in PRELUDE_DIRS:
-        if directory.is_dir():
-            return sorted(directory.glob("*.rem"))
-    raise FileNotFoundError("the Remora prelude is missing (looked in: " + ", ".join(map(str, PRELUDE_DIRS)) + ")")
+    return prelude_cache.prelude_files()
 
 
-@_serialised_by(_prelude_lock)  # checked once, even when several threads start at the same time
+@_serialised_by(_prelude_lock)  # loaded once, even when several threads start at the same time
 def load_prelude() -> tuple[dict, list]:
     """The prelude's definitions — their bindings (name → :class:`~remora.statics.typed.Global`) and
-    erased forms — checked once per process, so their keys are the same in every session."""
-    global _prelude_cache
-    if _prelude_cache is None:
-        checker = Checker()
-        forms = []
-        for path in prelude_files():
-            text = path.read_text(encoding="utf-8")
-            with deep_recursion():
-                for node in read(text, f"prelude/{path.name}", library=True):
-                    forms.append(erase_form(checker.check_form(parse_top(node))))
-        _prelude_cache = (dict(checker.globals), forms)
-    return _prelude_cache
+    erased forms — loaded once per process (from the cache of :mod:`.prelude_cache`, or checked),
+    so their keys are the same in every session."""
+    global _prelude
+    if _prelude is None:
+        _prelude = prelude_cache.load(_check_prelude)
+    return _prelude.bindings, _prelude.forms
+
+
+def prelude_from_cache() -> bool:
+    """Whether this process read the prelude from the cache rather than checking it."""
+    load_prelude()
+    return bool(_prelude and _prelude.from_cache)
+
+
+def _check_prelude(texts: list[tuple[str, str]]) -> tuple[dict, list]:
+    """Check and erase the prelude's texts; each definition gets its own library key."""
+    checker = Checker()
+    forms = []
+    with deep_recursion():
+        for file_name, text in texts:
+            for node in read(text, f"prelude/{file_name}", library=True):
+                form = parse_top(node)
+                key = T.library_key(form.name, len(forms)) if isinstance(form, S.Define) else None
+                forms.append(erase_form(checker.check_form(form, key=key)))
+    return dict(checker.globals), forms
+
+
+def prelude_values(engine: str) -> dict:
+    """The values of the prelude's definitions on ``engine``, by key: evaluated once per process and
+    engine, and shared by every session (they are functions, and arrays made read-only, so no
+    session can change what another sees; results handed to users are copies anyway)."""
+    _, forms = load_prelude()
+    with _prelude_lock:
+        values = _prelude_values.get(engine)
+        if values is None:
+            evaluator = make_engine(engine, RunConfig())
+            for form in forms:
+                evaluator.eval_form(form)
+            xp = evaluator.xp
+            values = _prelude_values[engine] = {
+                key: xp.read_only(value) if xp.owns(value) else value
+                for key, value in evaluator.globals.items()
+            }
+    return values
 
 
 def make_engine(name: str, run: RunConfig):
     if name == "reference":
+        from ..dynamics.reference import Reference  # (imported by the runs that use it)
+
         return Reference(run)
     if name == "frames":
         return Frames(run)

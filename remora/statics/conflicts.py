@@ -15,7 +15,7 @@ That names what to fix, where "these disagree" left the user to find it.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from ..records import record
 from typing import TYPE_CHECKING, Iterator, Optional
 
 from ..errors import RemoraTypeError
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # (the explanation is asked for by an Application, which impo
     from .infer import Application
 
 
-@dataclass
+@record
 class Fit:
     """One way some arguments fit at once: the solution and each argument's frame."""
 

@@ -10,7 +10,7 @@ concrete counterexample.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 from typing import Optional, Sequence
 
 from . import smt
@@ -18,7 +18,7 @@ from ..errors import RemoraTypeError, Span
 from .indices import Index, Shape, free_vars, show_index, strip_prefix, strip_suffix
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FramePart:
     """One participant of an application: who it is, its frame, and where it is written."""
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import operator
-from dataclasses import dataclass
+from ..records import record
 from typing import Mapping, Union
 
 _serial = itertools.count()
@@ -44,11 +44,12 @@ class Var:
         return f"{self.name}#{self.serial}"
 
 
-def _var_key(v: Var) -> tuple[str, int]:
-    return (v.name, v.serial)
+def fresh_serial() -> int:
+    """A serial no variable of this process has had or will have (for one revived from a cache)."""
+    return next(_serial)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Dim:
     """``const + Σ coeff·var`` with coefficients > 0, terms sorted by variable name."""
 
@@ -63,7 +64,7 @@ class Dim:
         return show_dim(self)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Shape:
     """A sequence of components: each a :class:`Dim` or a ``Shape``-sorted :class:`Var`."""
 
@@ -113,12 +114,28 @@ def dim_add(*ds: Dim) -> Dim:
         const += d.const
         for v, c in d.terms:
             coeffs[v] = coeffs.get(v, 0) + c
-    terms = tuple(sorted(((v, c) for v, c in coeffs.items() if c), key=lambda vc: _var_key(vc[0])))
-    return Dim(const, terms)
+    return _canonical(const, coeffs)
+
+
+def _canonical(const: int, coeffs: dict[Var, int]) -> Dim:
+    """``const + Σ c·v`` with the zero terms left out and the others sorted by variable."""
+    terms = [(v, c) for v, c in coeffs.items() if c]
+    if len(terms) > 1:
+        terms.sort(key=_term_key)
+    return Dim(const, tuple(terms))
+
+
+def _term_key(term: tuple[Var, int]) -> tuple[str, int]:
+    return (term[0].name, term[0].serial)
 
 
 def dim_scale(d: Dim, k: int) -> Dim:
-    return dim_add(*([d] * k)) if k else Dim(0)
+    """``k·d`` (``d`` is canonical, so scaling its coefficients keeps it so)."""
+    if k == 1:
+        return d
+    if k <= 0:
+        return Dim(0)
+    return Dim(d.const * k, tuple((v, c * k) for v, c in d.terms))
 
 
 def shape(*items: Union[int, Dim, Var, "Shape"]) -> Shape:
@@ -171,19 +188,23 @@ def free_vars(ix: Index) -> set[Var]:
 def subst_dim(d: Dim, m: Mapping[Var, Index]) -> Dim:
     if not any(v in m for v, _ in d.terms):
         return d
-    parts = [Dim(d.const)]
+    const = d.const
+    coeffs: dict[Var, int] = {}
     for v, c in d.terms:
         rep = m.get(v)
         if rep is None:
-            parts.append(Dim(0, ((v, c),)))
+            coeffs[v] = coeffs.get(v, 0) + c
         else:
             assert isinstance(rep, Dim), f"Dim variable {v} replaced by a Shape"
-            parts.append(dim_scale(rep, c))
-    return dim_add(*parts)
+            const += rep.const * c
+            for w, k in rep.terms:
+                coeffs[w] = coeffs.get(w, 0) + k * c
+    return _canonical(const, coeffs)
 
 
 def subst_shape(s: Shape, m: Mapping[Var, Index]) -> Shape:
     out: list[Union[Dim, Var]] = []
+    changed = False
     for item in s.items:
         if isinstance(item, Var):
             rep = m.get(item)
@@ -192,9 +213,12 @@ def subst_shape(s: Shape, m: Mapping[Var, Index]) -> Shape:
             else:
                 assert isinstance(rep, Shape), f"Shape variable {item} replaced by a Dim"
                 out.extend(rep.items)
+                changed = True
         else:
-            out.append(subst_dim(item, m))
-    return Shape(tuple(out))
+            new = subst_dim(item, m)
+            changed = changed or new is not item
+            out.append(new)
+    return Shape(tuple(out)) if changed else s
 
 
 def subst_index(ix: Index, m: Mapping[Var, Index]) -> Index:

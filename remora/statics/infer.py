@@ -23,13 +23,12 @@ instantiation would have meant.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 from typing import Iterator, Optional
 
 from . import smt
 from . import typed as T
-from .builders import index_application, type_application
-from .conflicts import explain_conflict
+from .replay import Layer, Outcome, problem_key, replay
 from ..errors import RemoraTypeError
 from .indices import SCALAR, Dim, Shape, Var, dim_var, show_index
 from .unknowns import (
@@ -53,7 +52,7 @@ from .unify import commit
 NUMERIC = frozenset({"Int", "Float"})
 
 
-@dataclass
+@record
 class Level:
     """One quantifier layer opened into unknowns: ``i`` (Pi, indices) or ``t`` (Forall, types)."""
 
@@ -63,18 +62,26 @@ class Level:
 
 
 def open_quantifiers(t: Type) -> tuple[list[Level], Type]:
-    """Peel the Pi/Forall layers off an array-of-abstractions type, variables becoming unknowns."""
+    """Peel the Pi/Forall layers off an array-of-abstractions type, variables becoming unknowns.
+
+    The layers are peeled first and the unknowns substituted once, at the end: substituting
+    each layer's into everything inside it would copy the inner layers once per layer (the
+    unknowns are all new, so one substitution of them all means the same)."""
     levels: list[Level] = []
+    unknown_of: dict = {}
     t = prune(t)
     while isinstance(t, TArr) and isinstance(prune(t.atom), (TPi, TForall)):
         quant = prune(t.atom)
         unknowns = tuple(_unknown(v) for v in quant.vars)  # type: ignore[union-attr]
         levels.append(Level("i" if isinstance(quant, TPi) else "t", quant.vars, unknowns))  # type: ignore[union-attr]
-        body = prune(subst(quant.body, dict(zip(quant.vars, unknowns))))  # type: ignore[union-attr]
+        unknown_of.update(zip(quant.vars, unknowns))  # type: ignore[union-attr]
+        body = prune(quant.body)  # type: ignore[union-attr]
+        if isinstance(body, TVar) and isinstance(unknown_of.get(body.var), Type):
+            body = prune(unknown_of[body.var])  # (an Array-kinded variable: its unknown is an array type)
         if not isinstance(body, TArr):
             break
         t = TArr(body.atom, t.shape + body.shape)
-    return levels, t
+    return levels, subst(t, unknown_of)
 
 
 def _unknown(v: Var):
@@ -107,7 +114,7 @@ def needs_inference(fn_type: Type, args: tuple[T.TyExpr, ...]) -> bool:
     return False
 
 
-@dataclass
+@record
 class Found:
     """One way to instantiate the application."""
 
@@ -135,6 +142,7 @@ class Application:
                 e.span,
             )
         self.fun = fun
+        self._own: set | None = None  # (the unknown atom types of its levels, once asked for)
         self.arg_levels: list[list[Level]] = []
         self.arg_types: list[Type] = []
         for arg, param in zip(args, fun.params):
@@ -148,9 +156,7 @@ class Application:
 
     def solve(self) -> Found:
         # Each argument's frame lengths that fit on their own: the only ones worth trying together.
-        self.options = [
-            sorted({len(frame.items) for _, frame, _ in self.match_arg(i, Sol(), 10**6)}) for i in range(len(self.args))
-        ]
+        self.options = [self._fitting_lengths(i) for i in range(len(self.args))]
         if any(not o for o in self.options):
             raise self._no_fit()
         totals = {0}
@@ -158,7 +164,7 @@ class Application:
             totals = {t + k for t in totals for k in lengths}
         incomplete: list[tuple[Found, list[str]]] = []
         for cost in sorted(totals):
-            complete: dict[str, Found] = {}
+            found_here: list[Found] = []
             for found in self._paths(0, Sol(), [], [], cost):
                 if any(f is not None and has_index_unknowns(f) for f in found.lifts):
                     # Nothing but the lifting frame fixes some variable: every frame fits (D18).
@@ -167,11 +173,17 @@ class Application:
                 if missing:
                     incomplete.append((found, missing))
                     continue
-                complete.setdefault(self._key(found), found)
-            if complete:
+                found_here.append(found)
+            if found_here:
+                complete = found_here
+                if len(found_here) > 1:  # the same instantiation found by different paths counts once
+                    unique: dict[str, Found] = {}
+                    for found in found_here:
+                        unique.setdefault(self._key(found), found)
+                    complete = list(unique.values())
                 # Function arguments too consume as much as they can: the smallest lifting frames.
-                least = min(_lift_cost(f) for f in complete.values())
-                best = [f for f in complete.values() if _lift_cost(f) == least]
+                least = min(_lift_cost(f) for f in complete)
+                best = [f for f in complete if _lift_cost(f) == least]
                 if len(best) > 1:
                     raise self._ambiguous(best)
                 return best[0]
@@ -211,10 +223,27 @@ class Application:
         for k in lengths if lengths is not None else range(len(items) + 1):
             if k > min(max_frame, len(items)):
                 break
-            cell = Shape(items[k:])
-            for s1 in u_shapes(param.shape, cell, sol):
-                for s2, lift in _u_function_atoms(param.atom, arg.atom, s1):
-                    yield s2, Shape(items[:k]), lift
+            for s2, lift in self._cell_fits(param, arg, items, k, sol):
+                yield s2, Shape(items[:k]), lift
+
+    @staticmethod
+    def _cell_fits(param: TArr, arg: TArr, items: tuple, k: int, sol: Sol) -> Iterator[tuple[Sol, Optional[Shape]]]:
+        """Each (solution, lifting frame) with which the argument's cell after a frame of ``k``
+        components fits the parameter."""
+        cell = Shape(items[k:])
+        for s1 in u_shapes(param.shape, cell, sol):
+            yield from _u_function_atoms(param.atom, arg.atom, s1)
+
+    def _fitting_lengths(self, i: int) -> list[int]:
+        """The frame lengths with which argument ``i`` alone fits its parameter (as
+        :meth:`match_arg` would find them: one solution for each is enough to know)."""
+        sol = Sol()
+        param = head(self.fun.params[i], sol)
+        arg = head(self.arg_types[i], sol)
+        if not (isinstance(param, TArr) and isinstance(arg, TArr)):
+            return [0] if next(u_types(param, arg, sol), None) is not None else []
+        items = walk_shape(arg.shape, sol).items
+        return [k for k in range(len(items) + 1) if next(self._cell_fits(param, arg, items, k, sol), None) is not None]
 
     def _all_levels(self) -> list[Level]:
         return self.levels + [lv for lvs in self.arg_levels for lv in lvs]
@@ -227,7 +256,9 @@ class Application:
         return own
 
     def _unsolved(self, sol: Sol) -> list[str]:
-        own = self._own_atoms()
+        if self._own is None:
+            self._own = self._own_atoms()
+        own = self._own
         return [v.name for level in self._all_levels() for v, u in zip(level.vars, level.unknowns) if _has_unknowns(u, sol, own)]
 
     def _key(self, found: Found) -> str:
@@ -295,6 +326,8 @@ class Application:
             if not options:
                 return RemoraTypeError(self._argument_misfit(i), self.args[i].span)
             fits.append(options[0])
+        from .conflicts import explain_conflict  # (only for a failure's message)
+
         conflict = explain_conflict(self)
         if conflict is not None:
             return conflict
@@ -351,31 +384,45 @@ class Application:
 
     # --- elaboration ----------------------------------------------------------------------
 
-    def elaborate(self, found: Found) -> tuple[T.TyExpr, tuple[T.TyExpr, ...]]:
-        """Commit the solution and write it into the typed tree."""
+    def outcome(self, found: Found) -> Outcome:
+        """Commit the solution; what it instantiates each quantifier layer with, and the lifts."""
         commit(found.sol)
-        fn = _instantiate(self.fn, self.levels, found.sol)
-        args = []
-        for arg, levels, lift in zip(self.args, self.arg_levels, found.lifts):
-            arg = _instantiate(arg, levels, found.sol)
-            if lift is not None and lift.items:
-                arg = lift_function(arg, lift)
-            args.append(arg)
-        return fn, tuple(args)
+        return Outcome(
+            _levels_outcome(self.levels, found.sol),
+            tuple(_levels_outcome(levels, found.sol) for levels in self.arg_levels),
+            tuple(found.lifts),
+        )
 
 
-def elaborate_application(e, fn: T.TyExpr, args: tuple[T.TyExpr, ...], name: str):
-    """The instantiated function array and arguments for ``(fn args ...)``."""
-    problem = Application(e, fn, args, name)
-    try:
-        found = problem.solve()
-    except smt.Undecided:
-        raise RemoraTypeError(
-            f"cannot decide how to instantiate {name}: its index equations could not be solved in the "
-            "time allowed; write the instantiation with i-app/t-app",
-            e.span,
-        ) from None
-    return problem.elaborate(found)
+#: how many outcomes a checker remembers (see :func:`elaborate_application`)
+SOLVED_LIMIT = 10_000
+
+
+def elaborate_application(e, fn: T.TyExpr, args: tuple[T.TyExpr, ...], name: str, solved: Optional[dict] = None):
+    """The instantiated function array and arguments for ``(fn args ...)``.
+
+    ``solved`` remembers outcomes by problem (decisions.md D41): an application of a function
+    array of one type to arguments of given types is instantiated the same way whenever all
+    those types are ground — nothing in them can change — so a checker searches once for each
+    such problem and replays the outcome after that."""
+    key = problem_key(fn, args) if solved is not None else None
+    outcome = solved.get(key) if key is not None else None  # type: ignore[union-attr]
+    if outcome is None:
+        problem = Application(e, fn, args, name)
+        try:
+            found = problem.solve()
+        except smt.Undecided:
+            raise RemoraTypeError(
+                f"cannot decide how to instantiate {name}: its index equations could not be solved in the "
+                "time allowed; write the instantiation with i-app/t-app",
+                e.span,
+            ) from None
+        outcome = problem.outcome(found)
+        if key is not None and outcome.replayable():
+            if len(solved) >= SOLVED_LIMIT:  # type: ignore[arg-type]
+                solved.clear()  # type: ignore[union-attr]
+            solved[key] = outcome  # type: ignore[index]
+    return replay(fn, args, outcome)
 
 
 # ---------------------------------------------------------------------------
@@ -425,14 +472,8 @@ def _lifted_pairs(pairs, lift: Shape, sol: Sol) -> Iterator[tuple[Sol, Shape]]:
             yield from _lifted_pairs(rest, lift, s)
 
 
-def _instantiate(node: T.TyExpr, levels: list[Level], sol: Sol) -> T.TyExpr:
-    for level in levels:
-        values = tuple(_resolved(u, sol) for u in level.unknowns)
-        if level.kind == "i":
-            node = index_application(node, values, node.span, implicit=True)  # type: ignore[arg-type]
-        else:
-            node = type_application(node, values, node.span, implicit=True)  # type: ignore[arg-type]
-    return node
+def _levels_outcome(levels: list[Level], sol: Sol) -> tuple[Layer, ...]:
+    return tuple(Layer(level.kind, tuple(_resolved(u, sol) for u in level.unknowns)) for level in levels)
 
 
 def _resolved(u, sol: Sol):
@@ -442,29 +483,6 @@ def _resolved(u, sol: Sol):
     if isinstance(value, TArr):  # an Array-kinded unknown
         return TArr(value.atom, walk_shape(value.shape, sol))
     return value
-
-
-def lift_function(g: T.TyExpr, frame: Shape) -> T.TyExpr:
-    """The function array ``g`` applied over the extra frame ``frame``:
-    ``((λ ((%f (Arr G (Shp)))) (λ ((%x1 (Arr t (++ F c1))) …) (%f %x1 …))) g)``."""
-    gt = prune(g.type)
-    fun = prune(gt.atom)  # type: ignore[union-attr]
-    assert isinstance(gt, TArr) and isinstance(fun, TFun)
-    span = g.span
-    params = tuple((f"%x{i + 1}", TArr(prune(p).atom, frame + prune(p).shape)) for i, p in enumerate(fun.params))  # type: ignore[union-attr]
-    result = prune(fun.result)
-    lifted_result = TArr(result.atom, frame + result.shape)  # type: ignore[union-attr]
-    lifted = TFun(tuple(t for _, t in params), lifted_result)
-    inline = isinstance(g, T.TyRef) or (isinstance(g, T.TyArray) and not g.dims and isinstance(g.atoms[0], T.TyPrim))
-    callee: T.TyExpr = g if inline and not gt.shape.items else T.TyRef(TArr(fun, SCALAR), span, "%f")
-    call = T.TyApp(lifted_result, span, callee, tuple(T.TyRef(t, span, x) for x, t in params))
-    prim = g.atoms[0].name if callee is g and isinstance(g, T.TyArray) else None
-    lam = T.TyArray(TArr(lifted, SCALAR), span, (), (T.TyLam(lifted, span, params, call, prim),))
-    if callee is g:
-        return lam
-    outer_type = TFun((TArr(fun, SCALAR),), TArr(lifted, SCALAR))
-    outer = T.TyArray(TArr(outer_type, SCALAR), span, (), (T.TyLam(outer_type, span, (("%f", TArr(fun, SCALAR)),), lam),))
-    return T.TyApp(TArr(lifted, gt.shape), span, outer, (g,))
 
 
 def _replace_types(t: Type, table: dict) -> Type:

@@ -8,7 +8,7 @@ canonical form; kinding a type yields the internal :class:`~remora.statics.types
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 from typing import Optional
 
 from ..front import syntax as S
@@ -22,7 +22,7 @@ INDEX_SORTS = ("Dim", "Shape")
 TYPE_KINDS = ("Atom", "Array", "Numeric")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Scope:
     """Θ and Δ: the index and type variables in scope, innermost binding last."""
 

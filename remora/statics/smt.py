@@ -30,8 +30,7 @@ import contextlib
 import functools
 import threading
 import time
-import traceback
-from dataclasses import dataclass, field
+from ..records import factory, record
 from typing import Any, Callable, Iterator
 
 from .indices import Dim, Index, Shape, Var, free_vars, show_value_of_index
@@ -44,7 +43,7 @@ class Undecided(Exception):
     """z3 could not answer within the budget (or answered ``unknown``)."""
 
 
-@dataclass
+@record
 class SolverStats:
     """How often z3 was consulted (reported by the benchmarks)."""
 
@@ -56,10 +55,10 @@ class SolverStats:
 stats = SolverStats()
 
 
-@dataclass
+@record
 class _Z3:
     z3: Any
-    consts: dict = field(default_factory=dict)
+    consts: dict = factory(dict)
 
 
 _state: _Z3 | None = None
@@ -82,6 +81,8 @@ def _serialised(fn: Callable) -> Callable:
             try:
                 return fn(*args, **kwargs)
             except BaseException as exc:
+                import traceback  # (only here: a well-typed program never needs it)
+
                 traceback.clear_frames(exc.__traceback__)
                 raise
 

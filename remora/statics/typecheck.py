@@ -11,7 +11,7 @@ without explicit instantiation are handed to :mod:`remora.statics.infer`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from ..records import factory, record
 from typing import Callable, Optional
 
 from . import smt
@@ -52,7 +52,7 @@ from .types import (
 from .unify import default_metas, unify
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Gamma:
     """Γ: term variables and their types; a chain of scopes over the globals.
 
@@ -62,7 +62,7 @@ class Gamma:
     found as its type; a global as its :class:`~remora.statics.typed.Global` (type and key).
     """
 
-    bindings: dict[str, Type] = field(default_factory=dict)
+    bindings: dict[str, Type] = factory(dict)
     parent: Optional["Gamma"] = None
     globals: Optional[dict[str, T.Global]] = None
 
@@ -90,7 +90,7 @@ class Gamma:
         return out
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Env:
     scope: Scope  # Θ and Δ
     gamma: Gamma  # Γ
@@ -102,27 +102,30 @@ class Env:
         return Env(self.scope, self.gamma.extend(pairs))
 
 
-@dataclass
+@record
 class Checker:
     """Checks top-level forms one after another; definitions accumulate in ``globals``, each
     name bound to the :class:`~remora.statics.typed.Global` in force for the forms checked after it."""
 
-    globals: dict[str, T.Global] = field(default_factory=dict)
+    globals: dict[str, T.Global] = factory(dict)
     #: unknown atom types created while checking the current top-level form
-    pending: list[AtomMeta] = field(default_factory=list)
+    pending: list[AtomMeta] = factory(list)
+    #: how applications were instantiated, by problem (see infer.elaborate_application)
+    solved: dict = factory(dict)
 
     # --- top level --------------------------------------------------------------
 
     @smt.form_budget
-    def check_form(self, form: S.TopForm, local: dict[str, Type] | None = None) -> T.TyForm:
+    def check_form(self, form: S.TopForm, local: dict[str, Type] | None = None, key: str | None = None) -> T.TyForm:
         """Check one top-level form; a definition's type is fixed (unknowns defaulted) here.
         ``local`` binds names as locals around the form (values the run supplies in its own
-        environment: a Python Function's arguments, one set per call)."""
+        environment: a Python Function's arguments, one set per call); ``key`` is a definition's
+        key if not a fresh one (the prelude's, :func:`~remora.statics.typed.library_key`)."""
         self.pending = []
         env = Env(Scope(), Gamma(dict(local or {}), globals=self.globals))
         if isinstance(form, S.Define):
             value = self.synth(form.value, env)
-            result: T.TyForm = T.TyDefine(form.name, value, form.span, T.fresh_key(form.name))
+            result: T.TyForm = T.TyDefine(form.name, value, form.span, key or T.fresh_key(form.name))
         else:
             result = T.TyExprForm(self.synth(form.expr, env), form.span)
         default_metas(self.pending)
@@ -198,7 +201,7 @@ class Checker:
         args = tuple(self.synth(a, env) for a in e.args)
         fn_type = _array_type(fn.type, "the function position", fn.span)
         if needs_inference(fn_type, args):
-            fn, args = elaborate_application(e, fn, args, _describe_fn(e.fn))
+            fn, args = elaborate_application(e, fn, args, _describe_fn(e.fn), self.solved)
             fn_type = _array_type(fn.type, "the function position", fn.span)
         atom = prune(fn_type.atom)
         if not isinstance(atom, TFun):

@@ -10,7 +10,7 @@ prints it back as Remora source, which is what ``remora check --explicit`` shows
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from ..records import record
 from typing import Union
 
 from ..errors import Span
@@ -18,7 +18,7 @@ from .indices import Index, Var, show_index
 from .types import Type, show_type, zonk
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyNode:
     type: Type
     span: Span
@@ -27,7 +27,7 @@ class TyNode:
 # --- expressions -----------------------------------------------------------
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyRef(TyNode):
     """A variable reference, resolved: ``key`` is None for a local (a λ, ``let`` or ``unbox``
     binder, found in the run-time environment) and otherwise the identity of the top-level
@@ -38,7 +38,7 @@ class TyRef(TyNode):
     key: str | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyArray(TyNode):
     """``(array (n ...) 𝔞 ...)``; no atoms when some n is 0 (the type gives the atom type)."""
 
@@ -46,7 +46,7 @@ class TyArray(TyNode):
     atoms: tuple["TyAtom", ...]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyFrame(TyNode):
     """``(frame (n ...) e ...)``; no cells when some n is 0 (the type gives the cell type)."""
 
@@ -54,27 +54,27 @@ class TyFrame(TyNode):
     cells: tuple["TyExpr", ...]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyApp(TyNode):
     fn: "TyExpr"
     args: tuple["TyExpr", ...]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyTApp(TyNode):
     fn: "TyExpr"
     types: tuple[Type, ...]
     implicit: bool = False
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyIApp(TyNode):
     fn: "TyExpr"
     indices: tuple[Index, ...]
     implicit: bool = False
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyUnbox(TyNode):
     index_vars: tuple[Var, ...]
     value_name: str
@@ -82,7 +82,7 @@ class TyUnbox(TyNode):
     body: "TyExpr"
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyLet(TyNode):
     bindings: tuple[tuple[str, "TyExpr"], ...]
     body: "TyExpr"
@@ -93,19 +93,19 @@ TyExpr = Union[TyRef, TyArray, TyFrame, TyApp, TyTApp, TyIApp, TyUnbox, TyLet]
 # --- atoms -------------------------------------------------------------------
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyLit(TyNode):
     value: Union[int, float, bool]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyPrim(TyNode):
     """A primitive; its type is the occurrence's (overloading settled)."""
 
     name: str
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyLam(TyNode):
     params: tuple[tuple[str, Type], ...]
     body: TyExpr
@@ -113,19 +113,19 @@ class TyLam(TyNode):
     lifts: str | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyTLam(TyNode):
     vars: tuple[Var, ...]
     body: TyExpr
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyILam(TyNode):
     vars: tuple[Var, ...]
     body: TyExpr
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyBox(TyNode):
     indices: tuple[Index, ...]
     body: TyExpr
@@ -136,7 +136,7 @@ TyAtom = Union[TyLit, TyPrim, TyLam, TyTLam, TyILam, TyBox]
 # --- top level ---------------------------------------------------------------
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyDefine:
     name: str
     value: TyExpr
@@ -145,7 +145,7 @@ class TyDefine:
     key: str = ""
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class TyExprForm:
     expr: TyExpr
     span: Span
@@ -154,7 +154,7 @@ class TyExprForm:
 TyForm = Union[TyDefine, TyExprForm]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Global:
     """A top-level binding as the checker sees it: its type, and its key — the identity that
     references to it carry into the erased program and that the engines store its value under.
@@ -175,6 +175,13 @@ def fresh_key(name: str) -> str:
     """A key no other binding in this process has: the prelude's definitions, checked once
     and shared by every session, and each session's own definitions never collide."""
     return f"{name}#{next(_keys)}"
+
+
+def library_key(name: str, ordinal: int) -> str:
+    """The key of the prelude's ``ordinal``-th definition: the same in every process, so the
+    prelude can be checked once and cached (see :mod:`remora.interfaces.prelude_cache`), and
+    never one :func:`fresh_key` makes."""
+    return f"{name}#prelude{ordinal}"
 
 
 def form_type(form: TyForm) -> Type:

@@ -13,17 +13,26 @@ It is solved by unification (:mod:`remora.statics.unify`).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from ..records import record
 from typing import Mapping, Union
 
 from .indices import Dim, Index, Shape, Var, free_vars as index_free_vars, show_shape, subst_shape
+
+
+_UNKNOWN = object()
 
 
 class Type:
     """Base class of internal (resolved, well-kinded) types.
 
     ``str`` and ``repr`` are both the canonical text (contract §3): a type is what users see of
-    the checker (``remora.check``), and the text is what they can read and write back."""
+    the checker (``remora.check``), and the text is what they can read and write back.
+
+    ``_ground`` and ``_free`` remember what :func:`is_ground` and :func:`ground_free` found out
+    about the type (it never changes)."""
+
+    _ground: object = _UNKNOWN
+    _free: object = _UNKNOWN
 
     def __str__(self) -> str:
         return show_type(self)
@@ -32,41 +41,41 @@ class Type:
         return show_type(self)
 
 
-@dataclass(frozen=True, eq=True, repr=False)
+@record(frozen=True, eq=True, repr=False)
 class TBase(Type):
     name: str  # Int, Float, Bool
 
 
-@dataclass(frozen=True, eq=True, repr=False)
+@record(frozen=True, eq=True, repr=False)
 class TVar(Type):
     var: Var
 
 
-@dataclass(frozen=True, eq=True, repr=False)
+@record(frozen=True, eq=True, repr=False)
 class TArr(Type):
     atom: Type
     shape: Shape
 
 
-@dataclass(frozen=True, eq=True, repr=False)
+@record(frozen=True, eq=True, repr=False)
 class TFun(Type):
     params: tuple[Type, ...]
     result: Type
 
 
-@dataclass(frozen=True, eq=True, repr=False)
+@record(frozen=True, eq=True, repr=False)
 class TForall(Type):
     vars: tuple[Var, ...]
     body: Type
 
 
-@dataclass(frozen=True, eq=True, repr=False)
+@record(frozen=True, eq=True, repr=False)
 class TPi(Type):
     vars: tuple[Var, ...]
     body: Type
 
 
-@dataclass(frozen=True, eq=True, repr=False)
+@record(frozen=True, eq=True, repr=False)
 class TSigma(Type):
     vars: tuple[Var, ...]
     body: Type
@@ -82,6 +91,8 @@ class AtomMeta(Type):
     """
 
     __slots__ = ("id", "allowed", "solution", "origin", "display")
+    _ground = False  # (what it stands for is decided later)
+    _free = None
 
     def __init__(self, allowed: frozenset[str] | None, origin: str, display: str | None = None):
         self.id = next(_meta_ids)
@@ -116,8 +127,50 @@ def prune(t: Type) -> Type:
     return t
 
 
+def is_ground(t: Type) -> bool:
+    """Whether ``t`` holds no unknown atom type, so that what it means can never change.
+    Remembered on each type (types are immutable), so that zonking, substitution and walking
+    skip ground parts they would only copy."""
+    ground = t._ground
+    if ground is not _UNKNOWN:
+        return ground  # type: ignore[return-value]
+    if isinstance(t, TArr):
+        ground = is_ground(t.atom)
+    elif isinstance(t, TFun):
+        ground = is_ground(t.result) and all(is_ground(p) for p in t.params)
+    elif isinstance(t, (TForall, TPi, TSigma)):
+        ground = is_ground(t.body)
+    else:
+        ground = True
+    t._ground = ground
+    return ground
+
+
+def ground_free(t: Type) -> frozenset[Var] | None:
+    """The free variables of ``t`` if it is ground (:func:`is_ground`), else None; remembered."""
+    free = t._free
+    if free is not _UNKNOWN:
+        return free  # type: ignore[return-value]
+    if not is_ground(t):
+        free = None
+    elif isinstance(t, TVar):
+        free = frozenset((t.var,))
+    elif isinstance(t, TArr):
+        free = ground_free(t.atom) | index_free_vars(t.shape)  # type: ignore[operator]
+    elif isinstance(t, TFun):
+        free = frozenset().union(*(ground_free(p) for p in (*t.params, t.result)))  # type: ignore[arg-type]
+    elif isinstance(t, (TForall, TPi, TSigma)):
+        free = ground_free(t.body).difference(t.vars)  # type: ignore[union-attr]
+    else:
+        free = frozenset()
+    t._free = free
+    return free
+
+
 def zonk(t: Type) -> Type:
     """The type with every solved meta replaced by its solution, recursively."""
+    if is_ground(t):
+        return t
     t = prune(t)
     if isinstance(t, TArr):
         return TArr(zonk(t.atom), t.shape)
@@ -143,6 +196,9 @@ def kind_of(t: Type) -> str:
 
 def free_vars(t: Type) -> set[Var]:
     """Free index and type variables of ``t``."""
+    free = ground_free(t)
+    if free is not None:
+        return set(free)
     t = prune(t)
     if isinstance(t, TVar):
         return {t.var}
@@ -159,6 +215,8 @@ def free_vars(t: Type) -> set[Var]:
 
 
 def metas(t: Type) -> set[AtomMeta]:
+    if is_ground(t):
+        return set()
     t = prune(t)
     if isinstance(t, AtomMeta):
         return {t}
@@ -185,34 +243,47 @@ def subst(t: Type, m: Mapping[Var, Replacement]) -> Type:
     """
     if not m:
         return t
+    free = ground_free(t)
+    if free is not None and free.isdisjoint(m):
+        return t
+    return _subst(t, m, [])
+
+
+def _subst(t: Type, m: Mapping[Var, Replacement], incoming: list) -> Type:
+    """:func:`subst` below its checks; ``incoming`` holds the free variables of ``m``'s
+    replacements once a binder has needed them (computed at most once per ``m``)."""
     t = prune(t)
+    if isinstance(t, TArr):
+        return TArr(_subst(t.atom, m, incoming), subst_shape(t.shape, m))  # type: ignore[arg-type]
     if isinstance(t, TVar):
         rep = m.get(t.var)
         return rep if isinstance(rep, Type) else t
-    if isinstance(t, TArr):
-        return TArr(subst(t.atom, m), subst_shape(t.shape, m))  # type: ignore[arg-type]
     if isinstance(t, TFun):
-        return TFun(tuple(subst(p, m) for p in t.params), subst(t.result, m))
+        return TFun(tuple(_subst(p, m, incoming) for p in t.params), _subst(t.result, m, incoming))
     if isinstance(t, (TForall, TPi, TSigma)):
-        inner = {v: r for v, r in m.items() if v not in t.vars}
-        if not inner:
-            return t
-        vars_, body = _avoid_capture(t.vars, t.body, inner)
-        return type(t)(vars_, subst(body, inner))
+        if any(v in m for v in t.vars):
+            inner = {v: r for v, r in m.items() if v not in t.vars}
+            if not inner:
+                return t
+            m, incoming = inner, []
+        if not incoming:
+            incoming.append(_incoming(m))
+        clash = [v for v in t.vars if v in incoming[0]]
+        vars_, body = t.vars, t.body
+        if clash:  # (rare: identity-compared variables make capture unlikely)
+            renaming = {v: v.fresh() for v in clash}
+            body = subst(body, {v: _var_as(v, w) for v, w in renaming.items()})
+            vars_ = tuple(renaming.get(v, v) for v in vars_)
+        return type(t)(vars_, _subst(body, m, incoming))
     return t
 
 
-def _avoid_capture(vars_: tuple[Var, ...], body: Type, m: Mapping[Var, Replacement]):
-    """Rename binders that occur free in the replacements (rare: identity-compared vars)."""
+def _incoming(m: Mapping[Var, Replacement]) -> set[Var]:
+    """The free variables of the replacements (a binder among them must be renamed)."""
     incoming: set[Var] = set()
     for r in m.values():
         incoming |= free_vars(r) if isinstance(r, Type) else index_free_vars(r)
-    clash = [v for v in vars_ if v in incoming]
-    if not clash:
-        return vars_, body
-    renaming = {v: v.fresh() for v in clash}
-    body = subst(body, {v: _var_as(v, w) for v, w in renaming.items()})
-    return tuple(renaming.get(v, v) for v in vars_), body
+    return incoming
 
 
 def _var_as(old: Var, new: Var) -> Replacement:

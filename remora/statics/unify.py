@@ -21,6 +21,9 @@ _NOTHING_TENTATIVE = Sol()
 
 def unify(a: Type, b: Type) -> bool:
     """Whether ``a ≅ b``, solving unknown atom types to make it so; on failure nothing is solved."""
+    a, b = prune(a), prune(b)
+    if a is b or (type(a) is TBase and a == b):  # (the common case: nothing to solve)
+        return True
     sol = next(u_types(a, b, _NOTHING_TENTATIVE), None)
     if sol is None:
         return False

@@ -21,7 +21,7 @@ their natural solutions (when no rigid variable is involved).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from ..records import factory, record
 from typing import Iterator, Optional
 
 from .frames import prefix_ordered
@@ -37,7 +37,7 @@ from .types import (
     TVar,
     Type,
     free_vars,
-    prune,
+    ground_free,
     subst,
     var_replacement,
 )
@@ -49,19 +49,19 @@ class IMeta(Var):
     __slots__ = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Sol:
     """Tentative solutions; extended by copying, so alternatives never interfere."""
 
-    idx: dict = field(default_factory=dict)  # IMeta -> Index
-    atoms: dict = field(default_factory=dict)  # AtomMeta -> Type
-    allowed: dict = field(default_factory=dict)  # AtomMeta -> narrowed allowed set
+    idx: dict = factory(dict)  # IMeta -> Index
+    atoms: dict = factory(dict)  # AtomMeta -> Type
+    allowed: dict = factory(dict)  # AtomMeta -> narrowed allowed set
     pending: tuple = ()  # (Dim, Dim) equations with several unknowns
 
     def with_index(self, m: IMeta, value: Index) -> "Sol":
         idx = dict(self.idx)
         idx[m] = value
-        return replace(self, idx=idx)
+        return Sol(idx, self.atoms, self.allowed, self.pending)
 
     def with_atom(self, m: AtomMeta, value: Type, allowed_update=None) -> "Sol":
         atoms = dict(self.atoms)
@@ -70,7 +70,10 @@ class Sol:
         if allowed_update is not None:
             allowed = dict(allowed)
             allowed.update(allowed_update)
-        return replace(self, atoms=atoms, allowed=allowed)
+        return Sol(self.idx, atoms, allowed, self.pending)
+
+    def with_pending(self, pending: tuple) -> "Sol":
+        return Sol(self.idx, self.atoms, self.allowed, pending)
 
 
 # ---------------------------------------------------------------------------
@@ -78,14 +81,19 @@ class Sol:
 
 
 def walk_dim(d: Dim, sol: Sol) -> Dim:
+    idx = sol.idx
+    if not idx:
+        return d
     while True:
-        m = {v: sol.idx[v] for v, _ in d.terms if v in sol.idx}
+        m = {v: idx[v] for v, _ in d.terms if v in idx}
         if not m:
             return d
         d = subst_dim(d, m)
 
 
 def walk_items(items, sol: Sol) -> list:
+    if not sol.idx:
+        return list(items)
     out: list = []
     for item in items:
         if isinstance(item, IMeta) and item in sol.idx:
@@ -98,6 +106,8 @@ def walk_items(items, sol: Sol) -> list:
 
 
 def walk_shape(s: Shape, sol: Sol) -> Shape:
+    if not sol.idx:
+        return s
     return Shape(tuple(walk_items(s.items, sol)))
 
 
@@ -107,16 +117,21 @@ def walk_index(ix: Index, sol: Sol) -> Index:
 
 def head(t: Type, sol: Sol) -> Type:
     """``t`` with solved unknown atom types followed (committed and tentative)."""
-    while True:
-        t = prune(t)
-        if isinstance(t, AtomMeta) and t in sol.atoms:
+    while isinstance(t, AtomMeta):
+        if t.solution is not None:
+            t = t.solution
+        elif t in sol.atoms:
             t = sol.atoms[t]
         else:
             return t
+    return t
 
 
 def walk(t: Type, sol: Sol) -> Type:
     """``t`` with every solved unknown replaced, recursively."""
+    free = ground_free(t)
+    if free is not None and (not sol.idx or free.isdisjoint(sol.idx)):
+        return t
     t = head(t, sol)
     if isinstance(t, TArr):
         return TArr(walk(t.atom, sol), walk_shape(t.shape, sol))
@@ -251,36 +266,38 @@ def _occurs(m: AtomMeta, t: Type, sol: Sol) -> bool:
 
 def u_shapes(a: Shape, b: Shape, sol: Sol) -> Iterator[Sol]:
     """Every extension of ``sol`` making two shapes equal, as sequences of components."""
-    yield from _seq(list(a.items), list(b.items), sol)
+    yield from _seq(a.items, b.items, sol, False)
 
 
-def _seq(ps: list, qs: list, sol: Sol) -> Iterator[Sol]:
-    ps, qs = walk_items(ps, sol), walk_items(qs, sol)
+def _seq(ps, qs, sol: Sol, walked: bool) -> Iterator[Sol]:
+    """``walked``: the sequences are already walked in ``sol`` (walking again would change nothing)."""
+    if not walked:
+        ps, qs = walk_items(ps, sol), walk_items(qs, sol)
     if not ps and not qs:
         yield sol
         return
     if ps and isinstance(ps[0], IMeta):
         meta = ps[0]
         if qs and qs[0] is meta:
-            yield from _seq(ps[1:], qs[1:], sol)
+            yield from _seq(ps[1:], qs[1:], sol, True)
             return
         for j in range(len(qs) + 1):  # the unknown shape takes the next j components
             taken = qs[:j]
             if meta in taken:
                 break
-            yield from _seq(ps[1:], qs[j:], sol.with_index(meta, Shape(tuple(taken))))
+            yield from _seq(ps[1:], qs[j:], sol.with_index(meta, Shape(tuple(taken))), False)
         return
     if qs and isinstance(qs[0], IMeta):
-        yield from _seq(qs, ps, sol)
+        yield from _seq(qs, ps, sol, True)
         return
     if not ps or not qs:
         return
     p, q = ps[0], qs[0]
     if isinstance(p, Dim) and isinstance(q, Dim):
         for s in u_dims(p, q, sol):
-            yield from _seq(ps[1:], qs[1:], s)
+            yield from _seq(ps[1:], qs[1:], s, s is sol)
     elif p is q:
-        yield from _seq(ps[1:], qs[1:], sol)
+        yield from _seq(ps[1:], qs[1:], sol, True)
 
 
 def _difference(a: Dim, b: Dim) -> tuple[int, dict[Var, int]]:
@@ -302,7 +319,7 @@ def u_dims(a: Dim, b: Dim, sol: Sol) -> Iterator[Sol]:
             yield sol
         return
     if len(unknowns) > 1:
-        yield replace(sol, pending=sol.pending + ((a, b),))
+        yield sol.with_pending(sol.pending + ((a, b),))
         return
     (u,) = unknowns
     value = solve_linear(u, const, coeffs)
@@ -327,7 +344,7 @@ def settle_pending(sol: Sol) -> Iterator[Sol]:
     """Resolve the equations that waited for other unknowns; z3 for any still underdetermined."""
     while sol.pending:
         waiting = sol.pending
-        sol = replace(sol, pending=())
+        sol = sol.with_pending(())
         for a, b in waiting:
             options = list(u_dims(a, b, sol))  # at most one: solved, deferred again, or impossible
             if not options:
@@ -350,7 +367,7 @@ def _enumerate_pending(sol: Sol) -> Iterator[Sol]:
     if any(not isinstance(v, IMeta) for v in variables):
         return  # would need an index expression in rigid variables: not inferable
     for assignment in smt.natural_solutions(equations, variables, limit=2):
-        s = replace(sol, pending=())
+        s = sol.with_pending(())
         for v, value in assignment.items():
             s = s.with_index(v, Dim(value))
         yield s

@@ -208,3 +208,46 @@ def test_what_the_engines_remember_of_a_program_keeps_none_of_it_alive():
     del forms, form
     gc.collect()
     assert not [r for r in alive if r() is not None]
+
+
+# --- choosing a backend (contract §8) ------------------------------------------------------------
+
+
+def test_an_unknown_backend_is_refused_naming_the_known_ones():
+    import remora
+
+    for call in (lambda: remora.evaluate("1", backend="cuda"), lambda: remora.function("(λ ((x Int)) x)", backend="cuda")):
+        with pytest.raises(ValueError, match=r"unknown backend 'cuda' \(known: .*numpy"):
+            call()
+
+
+def test_the_numpy_backend_by_name_is_the_default():
+    import remora
+
+    assert remora.evaluate("(+ x 1)", x=np.arange(3), backend="numpy").tolist() == [1, 2, 3]
+    f = remora.function("(λ ((v [Int 3])) (sum v))", backend="numpy")
+    assert f(np.ones((2, 3), dtype=np.int64)).tolist() == [3, 3]
+
+
+def test_a_backend_whose_extra_is_missing_says_what_to_install(monkeypatch):
+    import sys
+
+    from remora import backends
+
+    monkeypatch.setitem(backends.KNOWN, "fake", ("fake_backend", "BACKEND"))
+    monkeypatch.setitem(sys.modules, "remora.backends.fake_backend", None)  # an import that fails
+    with pytest.raises(backends.BackendUnavailable, match=r"pip install 'remora\[fake\]'"):
+        backends.get("fake")
+
+
+def test_the_command_line_refuses_an_unknown_backend_as_a_usage_error():
+    import contextlib
+    import io
+
+    from remora.interfaces.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["eval", "--backend=cuda", "-e", "(+ 1 2)"])
+    out, err = out.getvalue(), err.getvalue()
+    assert code == 2 and out == "" and "unknown backend 'cuda'" in err and "Traceback" not in err

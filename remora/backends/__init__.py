@@ -21,6 +21,10 @@ DEFAULT = "numpy"
 _loaded: dict[str, Backend] = {}
 
 
+class BackendUnavailable(ImportError):
+    """A known backend whose array library (an optional extra) is not installed."""
+
+
 def get(name: str = DEFAULT) -> Backend:
     """The backend called ``name`` (a ValueError naming the known ones otherwise)."""
     backend = _loaded.get(name)
@@ -28,7 +32,14 @@ def get(name: str = DEFAULT) -> Backend:
         if name not in KNOWN:
             raise ValueError(f"unknown backend {name!r} (known: {', '.join(sorted(KNOWN))})")
         module, attribute = KNOWN[name]
-        backend = _loaded[name] = getattr(import_module(f".{module}", __name__), attribute)
+        try:
+            loaded = import_module(f".{module}", __name__)
+        except ImportError as err:  # the library is an optional extra (contract §8)
+            raise BackendUnavailable(
+                f"the {name} backend needs {err.name or 'its library'}, which is not installed: "
+                f"pip install 'remora[{name}]'"
+            ) from err
+        backend = _loaded[name] = getattr(loaded, attribute)
     return backend
 
 
@@ -40,4 +51,4 @@ def of(x: Any) -> Backend:
     return get()
 
 
-__all__ = ["ASSOCIATIVE", "OBJECT", "REPS", "Backend", "get", "of"]
+__all__ = ["ASSOCIATIVE", "OBJECT", "REPS", "Backend", "BackendUnavailable", "DEFAULT", "KNOWN", "get", "of"]

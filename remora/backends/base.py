@@ -156,6 +156,18 @@ class Backend:
         """A ``numpy.ndarray`` (a user's input) as an array of this backend."""
         raise NotImplementedError
 
+    def from_user(self, x: Any) -> Array | None:
+        """A user's input that is already an array of this library (a JAX or Dask array), as an
+        array of this backend — without computing or copying it; None for anything else (NumPy
+        arrays and Python scalars are converted by the API and handed to :meth:`from_numpy`).
+        Its ``dtype`` and ``shape`` must be NumPy's, as they are for those libraries."""
+        return None
+
+    def to_user(self, x: Array) -> Any:
+        """A result as the Python API returns it: NumPy's is a fresh, writeable ``ndarray`` the
+        caller owns; a library whose arrays are immutable or lazy (JAX, Dask) returns its own."""
+        raise NotImplementedError
+
     def quiet(self):
         """A context manager under which floating-point warnings are not reported."""
         raise NotImplementedError

@@ -105,6 +105,9 @@ class NumpyBackend(Backend):
     def from_numpy(self, x: np.ndarray) -> np.ndarray:
         return x
 
+    def to_user(self, x) -> np.ndarray:
+        return np.array(x, copy=True)
+
     def read_only(self, x):
         view = x.view()
         view.flags.writeable = False

@@ -29,7 +29,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..backends.base import OBJECT
+from .. import backends
+from ..backends.base import OBJECT, Backend
 from ..backends.numpy_backend import DTYPES, REP_OF_DTYPE
 from ..front import syntax as S
 from .session import Session, deep_recursion
@@ -64,13 +65,23 @@ def source_text(source: Any, caller: str) -> str:
     raise TypeError(f"{caller}: the program must be a str of Remora source text, not {type(source).__name__}")
 
 
-def as_remora_array(name: str, value: Any, what: str | None = None) -> np.ndarray:
+def as_remora_array(name: str, value: Any, what: str | None = None, xp: Backend | None = None) -> Any:
     """``value`` as a Remora array, or a RemoraTypeError — never a silent conversion.
 
     ``what`` is how messages call the value (``input `x```, ``argument 2``); the error is
-    reported as concerning ``<name>`` since no source text is at fault."""
+    reported as concerning ``<name>`` since no source text is at fault.  A NumPy array (or
+    Python scalar) comes back as a NumPy array; an array of the library of the backend ``xp``
+    (a JAX or Dask array) comes back as that backend's array, neither copied nor computed."""
     what = what or f"input `{name}`"
     origin = f"<{what.replace('`', '')}>"
+    own = xp.from_user(value) if xp is not None else None
+    if own is not None:
+        dtype = np.dtype(own.dtype)
+        if dtype in BASE_OF_DTYPE:
+            return own
+        raise RemoraTypeError(
+            f"{what} has dtype {dtype}; Remora arrays hold {_SUPPORTED}: {_conversion_hint(dtype)}", origin=origin
+        )
     if isinstance(value, bool):
         return np.asarray(value, dtype=np.bool_)
     if isinstance(value, int):
@@ -89,8 +100,10 @@ def as_remora_array(name: str, value: Any, what: str | None = None) -> np.ndarra
             f"{what} has dtype {array.dtype}; Remora arrays hold {_SUPPORTED}: {_conversion_hint(array.dtype)}",
             origin=origin,
         )
+    library = f", a {xp.name} array" if xp is not None and xp.name != "numpy" else ""
     raise RemoraTypeError(
-        f"{what} is a {type(value).__name__}; pass a NumPy array or a Python int, float or bool", origin=origin
+        f"{what} is a {type(value).__name__}; pass a NumPy array{library} or a Python int, float or bool",
+        origin=origin,
     )
 
 
@@ -117,15 +130,23 @@ def _subclass_message(what: str, value: np.ndarray) -> str:
             "pass numpy.asarray(...) of it if its plain data is what you mean")
 
 
-def _signature(arrays: list[np.ndarray]) -> tuple:
-    return tuple((a.dtype.char, a.shape) for a in arrays)
+def _signature(arrays: list[Any]) -> tuple:
+    return tuple((np.dtype(a.dtype).char, tuple(a.shape)) for a in arrays)
 
 
-def _output(xp, value) -> np.ndarray:
-    """A fresh, writeable NumPy array the caller owns, boxes included: engine results may be views
-    or broadcasts of inputs, of definitions, of literal constants or of cached values, and boxes
-    hold such arrays too.  Nothing the caller does to the result may reach any of those."""
-    out = np.array(xp.to_numpy(value), copy=True)
+def _engine_array(xp: Backend, array: Any) -> Any:
+    """An input (see :func:`as_remora_array`) as an array of the engine's backend."""
+    return xp.from_numpy(array) if isinstance(array, np.ndarray) else array
+
+
+def _output(xp, value) -> Any:
+    """What the API returns for a result (``xp.to_user``): on NumPy a fresh, writeable array the
+    caller owns, boxes included: engine results may be views or broadcasts of inputs, of
+    definitions, of literal constants or of cached values, and boxes hold such arrays too.
+    Nothing the caller does to the result may reach any of those."""
+    if not (isinstance(value, np.ndarray) and value.dtype == object):
+        return xp.to_user(value)
+    out = np.array(value, copy=True)
     if out.dtype == object:
         atoms = out.reshape(-1)  # a view: writing to it writes into ``out``
         for i, atom in enumerate(atoms):
@@ -160,24 +181,34 @@ def _checked(source: str, signature: tuple):
     return [erase_form(f) for f in typed], form_type(typed[-1]), keys
 
 
-def evaluate(source: str, *, stdin: str = "", **inputs: Any) -> np.ndarray:
-    """Run ``source`` with ``inputs`` bound as variables; the value of its last form."""
+def evaluate(source: str, *, stdin: str = "", backend: str = backends.DEFAULT, **inputs: Any) -> Any:
+    """Run ``source`` with ``inputs`` bound as variables; the value of its last form, computed on
+    ``backend`` (contract §8)."""
     source = source_text(source, "remora.evaluate")
     if not isinstance(stdin, str):
         raise TypeError(f"remora.evaluate: stdin must be a str (the text read-nums reads), not {type(stdin).__name__}")
-    arrays = {k: as_remora_array(k, v) for k, v in inputs.items()}
-    forms, last_type, keys = _checked(source, tuple(sorted((k, a.dtype.char, a.shape) for k, a in arrays.items())))
+    xp = _backend(backend, "remora.evaluate")
+    arrays = {k: as_remora_array(k, v, xp=xp) for k, v in inputs.items()}
+    forms, last_type, keys = _checked(source, tuple(sorted((k, *_signature([a])[0]) for k, a in arrays.items())))
     _refuse_functions(last_type, forms[-1].span, "the value of this program",
                       "remora.function(source) gives a Python callable for a function")
-    session = Session(run=RunConfig(stdin=io.StringIO(stdin)))
-    xp = session.engine.xp
+    session = Session(run=RunConfig(stdin=io.StringIO(stdin)), backend=backend)
     for name, key in keys:
-        session.supply(key, xp.from_numpy(arrays[name]))
+        session.supply(key, _engine_array(xp, arrays[name]))
     value = None
     with deep_recursion():
         for form in forms:
             value = session.engine.eval_form(form)
     return _output(xp, value)
+
+
+def _backend(name: Any, caller: str) -> Backend:
+    """The backend called ``name``: a ValueError naming the known ones, or an ImportError saying
+    which extra to install."""
+    if not isinstance(name, str):
+        raise TypeError(f"{caller}: backend must be a str naming a backend ({', '.join(backends.KNOWN)}), "
+                        f"not {type(name).__name__}")
+    return backends.get(name)
 
 
 def _refuse_functions(t: Type, span: Span, what: str, hint: str) -> None:
@@ -216,9 +247,11 @@ class Function:
     runs it.  Each distinct argument signature is checked once.
     """
 
-    def __init__(self, source: str):
+    def __init__(self, source: str, backend: str = backends.DEFAULT):
         self.source = source = source_text(source, "remora.function")
-        self._session = Session(run=RunConfig(stdin=io.StringIO("")))
+        self.backend = backend
+        self._xp = _backend(backend, "remora.function")
+        self._session = Session(run=RunConfig(stdin=io.StringIO("")), backend=backend)
         typed = self._session.check_text(source, "<function>")
         if not typed:
             raise RemoraTypeError("the function source has no forms", Span(Source("<function>", source), 1, 1, 1, 2))
@@ -235,10 +268,12 @@ class Function:
         self._checking = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"remora.function({self.source!r}) : {self.type}"
+        backend = "" if self.backend == backends.DEFAULT else f", backend={self.backend!r}"
+        return f"remora.function({self.source!r}{backend}) : {self.type}"
 
-    def __call__(self, *args: Any) -> np.ndarray:
-        arrays = [as_remora_array(f"argument {i + 1}", a, f"argument {i + 1}") for i, a in enumerate(args)]
+    def __call__(self, *args: Any) -> Any:
+        xp = self._xp
+        arrays = [as_remora_array(f"argument {i + 1}", a, f"argument {i + 1}", xp) for i, a in enumerate(args)]
         key = _signature(arrays)
         app = self._calls.get(key)
         if app is None:
@@ -248,7 +283,7 @@ class Function:
                     app = self._calls[key] = self._application(arrays)
         # The arguments are this call's own environment: the engine is shared by every call.
         engine = self._session.engine
-        env = dict(zip(_argument_names(len(arrays)), map(engine.xp.from_numpy, arrays)))
+        env = {name: _engine_array(xp, a) for name, a in zip(_argument_names(len(arrays)), arrays)}
         with deep_recursion():
             return _output(engine.xp, engine.value(app, env))
 
@@ -272,9 +307,10 @@ def _argument_names(count: int) -> list[str]:
     return [f"%argument{i + 1}" for i in range(count)]
 
 
-def function(source: str) -> Function:
-    """A callable for the Remora function ``source`` (its last form): see :class:`Function`."""
-    return Function(source)
+def function(source: str, backend: str = backends.DEFAULT) -> Function:
+    """A callable for the Remora function ``source`` (its last form), run on ``backend``: see
+    :class:`Function`."""
+    return Function(source, backend)
 
 
 # ---------------------------------------------------------------------------

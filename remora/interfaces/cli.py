@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--trace", action="store_true",
                     help="print every reduction step to standard error (uses the reference engine)")
     ev.add_argument("--erased", action="store_true", help="print the erased program instead of running it")
+    ev.add_argument("--backend", metavar="NAME", default="numpy",
+                    help="the array library that runs the program: numpy (default), or an installed "
+                         "extra's (contract §8)")
     repl = sub.add_parser("repl", help="an interactive session")
     repl.add_argument("--no-prelude", dest="prelude", action="store_false", help="do not load the prelude")
     sub.add_parser("lsp", help="a Language Server for editors, on standard input and output (needs remora[lsp])")
@@ -180,7 +183,11 @@ def _eval(text: str, name: str, args: argparse.Namespace) -> int:
 
     engine = "reference" if args.trace else args.engine
     run = RunConfig(stdin=sys.stdin, trace=sys.stderr if args.trace else None)
-    session = Session(engine=engine, run=run, prelude=args.prelude)
+    try:
+        session = Session(engine=engine, run=run, prelude=args.prelude, backend=args.backend)
+    except (ValueError, ImportError) as err:  # an unknown backend, or its extra is not installed
+        report(f"remora: {err}")
+        return EXIT_USAGE
     _started()
     try:
         typed = session.check_text(text, name)

@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Iterator
 
+from .. import backends
 from ..front import syntax as S
 from ..statics import typed as T
 from ..errors import RemoraError, RemoraSyntaxError, Span
@@ -68,17 +69,19 @@ class Session:
     """Checker and evaluator state across top-level forms.
 
     ``engine`` is ``"frames"`` (the default whole-frame engine) or ``"reference"``
-    (the paper's rules one step at a time).
+    (the paper's rules one step at a time); ``backend`` names the array library it runs on
+    (contract §8: ``"numpy"``, the default, or an optional extra's).
     """
 
-    def __init__(self, engine: str = "frames", run: RunConfig | None = None, prelude: bool = True) -> None:
+    def __init__(self, engine: str = "frames", run: RunConfig | None = None, prelude: bool = True,
+                 backend: str = backends.DEFAULT) -> None:
         self.checker = Checker()
         self.run = run or RunConfig()
-        self.engine = make_engine(engine, self.run)
+        self.engine = make_engine(engine, self.run, backend)
         if prelude:
             bindings, _ = load_prelude()
             self.checker.globals.update(bindings)
-            self.engine.globals.update(prelude_values(engine))
+            self.engine.globals.update(prelude_values(engine, backend))
 
     # --- inputs: names bound before (or between) the forms that use them -----------------
 
@@ -106,7 +109,8 @@ class Session:
         session has — the prelude's, its definitions, its inputs — with the values it has."""
         from ..dynamics.reference import Reference
 
-        engine = Reference(RunConfig(stdin=self.run.stdin, trace=trace, max_bytes=self.run.max_bytes))
+        engine = Reference(RunConfig(stdin=self.run.stdin, trace=trace, max_bytes=self.run.max_bytes),
+                           self.engine.xp)
         if isinstance(self.engine, Reference):
             engine.globals = self.engine.globals  # (tracing an expression defines nothing)
         else:
@@ -139,7 +143,7 @@ class Session:
 
 
 _prelude: Prelude | None = None
-_prelude_values: dict[str, dict] = {}
+_prelude_values: dict[tuple[str, str], dict] = {}
 _prelude_lock = threading.Lock()
 
 
@@ -191,32 +195,36 @@ def _check_prelude(texts: list[tuple[str, str]]) -> tuple[dict, list]:
     return dict(checker.globals), forms
 
 
-def prelude_values(engine: str) -> dict:
+def prelude_values(engine: str, backend: str = backends.DEFAULT) -> dict:
     """The values of the prelude's definitions on ``engine``, by key: evaluated once per process and
     engine, and shared by every session (they are functions, and arrays made read-only, so no
     session can change what another sees; results handed to users are copies anyway)."""
     _, forms = load_prelude()
     with _prelude_lock:
-        values = _prelude_values.get(engine)
+        values = _prelude_values.get((engine, backend))
         if values is None:
-            evaluator = make_engine(engine, RunConfig())
+            evaluator = make_engine(engine, RunConfig(), backend)
             for form in forms:
                 evaluator.eval_form(form)
             xp = evaluator.xp
-            values = _prelude_values[engine] = {
+            values = _prelude_values[engine, backend] = {
                 key: xp.read_only(value) if xp.owns(value) else value
                 for key, value in evaluator.globals.items()
             }
     return values
 
 
-def make_engine(name: str, run: RunConfig):
+def make_engine(name: str, run: RunConfig, backend: str = backends.DEFAULT):
+    """The engine called ``name`` on the backend called ``backend`` (a ValueError naming the known
+    ones for an unknown name; :class:`~remora.backends.BackendUnavailable` for a known backend
+    whose optional extra is not installed)."""
+    xp = backends.get(backend)
     if name == "reference":
         from ..dynamics.reference import Reference  # (imported by the runs that use it)
 
-        return Reference(run)
+        return Reference(run, xp)
     if name == "frames":
-        return Frames(run)
+        return Frames(run, xp)
     raise ValueError(f"unknown engine {name!r} (expected 'frames' or 'reference')")
 
 

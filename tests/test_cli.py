@@ -397,6 +397,8 @@ def streams(tmp_path_factory) -> dict[str, Result]:
         "stdin_closed_reference": (["eval", "--engine=reference", "-e", "(read-nums)"], dict(preexec_fn=_close_fd(0))),
         "stdout_full": (["eval", "-e", "(+ 1 2)"], dict(stdout=full)),
         "check_stdout_full": (["check", "-e", "(+ 1 2)"], dict(stdout=full)),
+        "help_stdout_full": (["--help"], dict(stdout=full)),
+        "eval_help_stdout_full": (["eval", "--help"], dict(stdout=full)),
         "stdout_gone": (["eval", "-e", "(+ 1 2)"], dict(stdout=gone_w)),
         "stderr_gone": (["eval", "-e", "(+ 1 2) (/ 1 0)"], dict(stderr=gone_w)),
         "stderr_closed": (["eval", "-e", "(+ 1 2) (/ 1 0)"], dict(preexec_fn=_close_fd(2))),
@@ -404,7 +406,7 @@ def streams(tmp_path_factory) -> dict[str, Result]:
         "version": (["--version"], {}),
     }
     if full is None:
-        for name in ("stdout_full", "check_stdout_full"):
+        for name in ("stdout_full", "check_stdout_full", "help_stdout_full", "eval_help_stdout_full"):
             del cases[name]
     procs = {}
     for name, (argv, arranged) in cases.items():
@@ -427,7 +429,7 @@ def test_read_nums_with_standard_input_closed(streams, name):
     assert r.stderr.splitlines()[0] == "<expr>:1:1: error: read-nums: standard input is closed"
 
 
-@pytest.mark.parametrize("name", ["stdout_full", "check_stdout_full"])
+@pytest.mark.parametrize("name", ["stdout_full", "check_stdout_full", "help_stdout_full", "eval_help_stdout_full"])
 def test_output_that_cannot_be_written_is_an_io_error(streams, name):
     if name not in streams:
         pytest.skip("no /dev/full on this system")

@@ -43,7 +43,20 @@ def _parser() -> argparse.ArgumentParser:
             emit(f"remora {__version__}")
             parser.exit()
 
-    p = argparse.ArgumentParser(prog="remora", description="Remora: a typed rank-polymorphic array language.")
+    class Parser(argparse.ArgumentParser):
+        """argparse's parser, except that help written to standard output goes through
+        :func:`~remora.interfaces.streams.emit`: argparse ignores a failed write, which made
+        ``remora --help > /dev/full`` exit 0 having printed nothing."""
+
+        def print_help(self, file=None):
+            if file is None or file is sys.stdout:
+                from .streams import emit
+
+                emit(self.format_help().rstrip("\n"))
+            else:
+                super().print_help(file)
+
+    p = Parser(prog="remora", description="Remora: a typed rank-polymorphic array language.")
     p.add_argument("--version", action=Version, nargs=0, help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="{check,eval,repl,lsp}")
     check = sub.add_parser("check", help="parse and type-check a program; print the type of each form")

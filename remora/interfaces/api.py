@@ -32,7 +32,7 @@ import numpy as np
 from ..backends.base import OBJECT
 from ..backends.numpy_backend import DTYPES, REP_OF_DTYPE
 from ..front import syntax as S
-from .session import Session, deep_recursion
+from .session import EVALUATION_RECURSION_LIMIT, Session, deep_recursion
 from ..erasure.erase import erase, erase_form
 from ..errors import RemoraError, RemoraTypeError, Source, Span
 from ..primitives.registry import PRIMITIVES, Primitive, define
@@ -174,7 +174,7 @@ def evaluate(source: str, *, stdin: str = "", **inputs: Any) -> np.ndarray:
     for name, key in keys:
         session.supply(key, xp.from_numpy(arrays[name]))
     value = None
-    with deep_recursion():
+    with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
         for form in forms:
             value = session.engine.eval_form(form)
     return _output(xp, value)
@@ -249,7 +249,7 @@ class Function:
         # The arguments are this call's own environment: the engine is shared by every call.
         engine = self._session.engine
         env = dict(zip(_argument_names(len(arrays)), map(engine.xp.from_numpy, arrays)))
-        with deep_recursion():
+        with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
             return _output(engine.xp, engine.value(app, env))
 
     def _application(self, arrays: list[np.ndarray]):

@@ -132,7 +132,7 @@ class Checker:
                 value = control.define_value(self, form, env, key)
             finally:
                 self.defining = None
-            result: T.TyForm = T.TyDefine(form.name, value, form.span, key)
+            result: T.TyForm = T.TyDefine(form.name, value, form.span, key, form.declared is not None)
         else:
             result = T.TyExprForm(self.synth(form.expr, env), form.span)
         default_metas(self.pending)

@@ -152,6 +152,8 @@ class TyDefine:
     span: Span
     #: this definition's identity: references to it carry the same key (see :class:`Global`)
     key: str = ""
+    #: whether its type was declared (``(define f : τ e)``: it may refer to itself)
+    declared: bool = False
 
 
 @record(eq=False)
@@ -241,7 +243,8 @@ def zonk_tree(node: TyNode) -> None:
 
 def show_form(form: TyForm) -> str:
     if isinstance(form, TyDefine):
-        return f"(define {form.name} {show_term(form.value)})"
+        declared = f" : {show_type(form.value.type)}" if form.declared else ""
+        return f"(define {form.name}{declared} {show_term(form.value)})"
     return show_term(form.expr)
 
 

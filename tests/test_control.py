@@ -197,9 +197,9 @@ def test_while_many_iterations_without_python_recursion():
 
 def test_while_condition_not_a_bool_scalar():
     err = check_error("(while (λ ((x [Int])) x) (λ ((x [Int])) x) 1)", RemoraTypeError)
-    assert err.span.line == 1
+    assert "argument 1 of `while`" in err.message and "(Arr Bool (Shp))" in err.message
     err = check_error("(while (λ ((x [Int 2])) (> x 0)) (λ ((x [Int 2])) x) [1 2])", RemoraTypeError)
-    assert err.span.line == 1
+    assert "argument 1 of `while`" in err.message
 
 
 def test_while_with_captured_values_in_a_batch():

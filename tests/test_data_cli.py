@@ -80,8 +80,9 @@ def test_missing_file_is_an_io_error(capsys, data):
 
 def test_not_an_input_is_a_usage_error(capsys, data):
     with pytest.raises(SystemExit) as info:
-        main(["eval", "-e", "1", "nonsense"])
+        main(["eval", "-e", "1", "x=a.csv", "nonsense"])
     assert info.value.code == 2
+    assert "`nonsense` is not an input: write NAME=PATH" in capsys.readouterr().err
 
 
 def test_output_npy(capsys, data):

@@ -34,7 +34,8 @@ def test_index_by_grade_is_sort():
 
 
 def test_sort_refuses_bool():
-    check_error("(sort [#t #f])", RemoraTypeError)
+    err = check_error("(sort [#t #f])", RemoraTypeError)
+    assert "`sort`" in err.message and "Bool" in err.message
 
 
 def test_take_and_drop():

@@ -205,3 +205,27 @@ def test_while_condition_not_a_bool_scalar():
 def test_while_with_captured_values_in_a_batch():
     source = "((λ ((lim [Int])) (while (λ ((x [Int])) (< x lim)) (λ ((x [Int])) (+ x 3)) 0)) [5 10 0])"
     assert eval_value(source) == "[6 12 0]"
+
+
+def test_if_and_while_over_empty_frames():
+    assert eval_value("((λ ((x [Int])) (if (> x 0) x (- 0 x))) (array (0) Int))") == "(array (0) Int)"
+    assert eval_value("(while (λ ((x [Int])) (< x 5)) (λ ((x [Int])) (+ x 1)) (array (0 3) Int))") == "(array (0 3) Int)"
+
+
+def test_if_branches_making_boxes_over_a_frame():
+    source = "((λ ((x [Int])) (if (> x 1) (iota/v x) (iota/v 0))) [3 0 2])"
+    assert eval_value(source) == "[(box 3 [0 1 2]) (box 0 (array (0) Int)) (box 2 [0 1])]"
+
+
+def test_while_over_a_frame_of_boxes():
+    source = """
+    (while (λ ((b [(Sigma ((k Dim)) [Int k])])) (unbox (k v b) (< (length v) 3)))
+           (λ ((b [(Sigma ((k Dim)) [Int k])])) (unbox (k v b) (box (+ k 1) (append v [(length v)]) (Sigma ((k Dim)) [Int k]))))
+           (iota/v [0 2 5]))
+    """
+    assert eval_value(source) == "[(box 3 [0 1 2]) (box 3 [0 1 2]) (box 5 [0 1 2 3 4])]"
+
+
+def test_recursion_over_a_matrix_of_depths():
+    source = "(define (depth (n [Int])) : [Int] (if (<= n 0) 0 (+ 1 (depth (/ n 2)))))\n(depth [[0 1 1000] [7 8 1000000]])"
+    assert eval_value(source) == "[[0 1 10] [3 4 20]]"

@@ -38,12 +38,11 @@ def _while(ctx, cond, step, init):
     not_ = xp.elementwise("logical_not")
     while True:
         flags = xp.reshape(apply_cells(ctx, cond, running, [current], (cell,), ()), (len(running),))
-        done = xp.nonzero(not_(flags))[0]
-        if len(done):
-            out = xp.scatter(out, xp.gather(running, done), xp.gather(current, done))
-            if len(done) == len(running):
+        stopped = not_(flags)
+        if xp.any(stopped):  # (boolean masks: compaction costs one pass over the running cells)
+            out = xp.scatter(out, xp.select_items(running, stopped), xp.select_items(current, stopped))
+            if not xp.any(flags):
                 break
-            kept = xp.nonzero(flags)[0]
-            running, current = xp.gather(running, kept), xp.gather(current, kept)
+            running, current = xp.select_items(running, flags), xp.select_items(current, flags)
         current = apply_cells(ctx, step, running, [current], (cell,), cell)
     return xp.reshape(out, ctx.frame + cell)

@@ -220,6 +220,35 @@ def _mandelbrot_numpy(points):
     return count
 
 
+# --- Collatz step counts (while) -------------------------------------------------------------
+
+COLLATZ = """
+(define (collatz-step (s [Int 2]))
+  (let ((n (head s)))
+    [(select (= 0 (mod n 2)) (/ n 2) (+ 1 (* 3 n))) (+ 1 (tail s))]))
+(define (steps (n [Int]))
+  (tail (while (λ ((s [Int 2])) (> (head s) 1)) collatz-step [n 0])))
+(steps ns)
+"""
+
+
+def _collatz_inputs(n: int) -> dict:
+    return {"ns": np.arange(1, n + 1, dtype=np.int64)}
+
+
+def _collatz_numpy(ns):
+    """The masked loop, keeping only the running cells (their positions and values) each step."""
+    steps = np.zeros_like(ns)
+    running = np.nonzero(ns > 1)[0]
+    values = ns[running]
+    while running.size:
+        values = np.where(values % 2 == 0, values // 2, 3 * values + 1)
+        steps[running] += 1
+        going = values > 1
+        running, values = running[going], values[going]
+    return steps
+
+
 # --- MRI-Q -------------------------------------------------------------------------------------
 
 MRIQ = """
@@ -395,6 +424,8 @@ WORKLOADS: list[Workload] = [
              1_000, 1_000_000, (10**3, 10**4, 10**5, 10**6), ref=100_000),
     Workload("segmented sums", SEGMENTED, _segmented_inputs, _segmented_numpy,
              1_000, 200_000, (10**3, 10**4, 10**5, 2 * 10**5), ref=100_000),
+    Workload("Collatz (while)", COLLATZ, _collatz_inputs, _collatz_numpy,
+             1_000, 1_000_000, (10**3, 10**4, 10**5, 10**6), ref=100_000),
     Workload("triangular mat-vec", TRIANGULAR, _triangular_inputs, _triangular_numpy,
              64, 4_000, (64, 256, 1000, 2000, 4000), ref=447),
 ]

@@ -29,6 +29,9 @@ What it produces (see ``Gen.strategies``):
   the prelude's own — followed by the prelude functions defined with them (``mean``, ``count``,
   ``matmul``), which must keep the prelude's; earlier functions keep the globals they were
   checked with, whatever is redefined after them;
+- control flow (contract §6): ``if`` with a scalar condition (lazy per cell inside λs applied
+  over frames), counting ``while`` loops lifted over frames of clamped initial values, and
+  declared recursive functions ``(define (f (n [Int]) (p τ)) : ρ (if …))`` called over frames;
 - boxes: ``box`` forms, frames of boxes of different sizes, ``unbox`` over scalar and
   non-scalar frames of boxes, with the unboxed index variable (a ``Dim`` or a ``Shape``) then
   used in the body's types (λ annotations, ``(i-app iota/s …)``, explicit instantiations).
@@ -719,6 +722,8 @@ class Gen:
                 (4, self.prelude),
                 (4, self.hof),
                 (5 if sc.funcs else 0, self.call),
+                (3, self.if_),
+                (2 if a in ("Int", "Float") else 0, self.while_),
             ]
         else:
             opts += [
@@ -728,6 +733,7 @@ class Gen:
                 (1, self.let),
                 (1, self.unbox),
                 (1, self.select),
+                (1, self.if_),
             ]
         return opts
 
@@ -822,6 +828,39 @@ class Gen:
         fc, f1, f2 = self.frames(ty.shape, 3)
         return (f"(select {self.expr(Ty('Bool', fc), sc, depth)} {self.expr(Ty(ty.atom, f1), sc, depth)} "
                 f"{self.expr(Ty(ty.atom, f2), sc, depth)})")
+
+    # control flow (contract §6)
+
+    def if_(self, ty: Ty, sc: Scope, depth: int) -> str:
+        """``(if c a b)`` with a scalar condition (lifted when inside a λ applied over a frame)."""
+        return (f"(if {self.expr(Ty('Bool', ()), sc, depth)} {self.expr(ty, sc, depth)} "
+                f"{self.expr(ty, sc, depth)})")
+
+    def while_(self, ty: Ty, sc: Scope, depth: int) -> str:
+        """A counting ``while`` lifted over the frame of its initial values (clamped, so every
+        cell stops within a few dozen steps, each after its own number of them)."""
+        x, y = self.fresh("x"), self.fresh("x")
+        if ty.atom == "Int":
+            limit, step, lo, hi = str(self.int(-2, 12)), str(self.int(1, 3)), "-5", "20"
+        else:
+            limit, step, lo, hi = f"{self.int(-2, 12)}.5", "1.25", "-5.0", "20.0"
+        init = f"(min (max {self.expr(ty, sc, depth)} {lo}) {hi})"
+        cell = self.ty_src(Ty(ty.atom, ()))
+        return (f"(while ({self.lam()} (({x} {cell})) (< {x} {limit})) ({self.lam()} (({y} {cell})) (+ {y} {step})) "
+                f"{init})")
+
+    def rec_define(self, sc: Scope):
+        """A declared recursive function, ``(define (f (n [Int]) (p τ)) : ρ (if (<= n 0) base (f … step)))``,
+        recursing at most a few levels whatever n is (each cell of a frame to its own depth)."""
+        name, n, p = self.fresh("rec"), self.fresh("n"), self.fresh("p")
+        param = self.rand_ty(sc, allow_box=False, symbolic=False, max_rank=1)
+        res = self.rand_ty(sc, allow_box=False, symbolic=False, max_rank=self.pick([0, 1]))
+        inner = sc.bind(n, Ty("Int", ())).bind(p, param)
+        base = self.expr(res, inner, self.max_depth - 1)
+        step = self.expr(param, inner, self.max_depth - 1)
+        text = (f"(define ({name} ({n} {self.ty_src(Ty('Int', ()))}) ({p} {self.ty_src(param)})) : {self.ty_src(res)} "
+                f"(if (<= {n} 0) {base} ({name} (- (min {n} 4) 1) {step})))")
+        return name, text, Ty(Fn((Ty("Int", ()), param), res))
 
     # frames
 
@@ -1488,7 +1527,8 @@ class Gen:
         prog = Program()
         sc = Scope()
         for _ in range(self.weighted([(5, 0), (3, 1), (2, 2)])):
-            kind = self.weighted([(4, "d"), (4, "fun"), (3, "poly"), (3, "tpoly"), (3, "redef"), (3, "shadow")])
+            kind = self.weighted([(4, "d"), (4, "fun"), (3, "poly"), (3, "tpoly"), (3, "redef"), (3, "shadow"),
+                                  (3, "rec")])
             self.nodes = 0
             if kind == "shadow":
                 sc = self.shadow(sc, prog)
@@ -1508,7 +1548,10 @@ class Gen:
                 prog.forms.append((f"(define {name} {text})", show_ty(fty)))
                 sc = sc.bind(name, fty)
                 continue
-            name, text, t = self.value_define(sc) if kind == "d" else self.fun_define(sc)
+            if kind == "rec":
+                name, text, t = self.rec_define(sc)
+            else:
+                name, text, t = self.value_define(sc) if kind == "d" else self.fun_define(sc)
             prog.forms.append((text, show_ty(t)))
             sc = sc.bind(name, t)
         for _ in range(self.weighted([(4, 1), (1, 2)])):

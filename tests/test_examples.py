@@ -34,12 +34,19 @@ NAMES = [p.stem for p in PROGRAMS]
 REQUIRED = [
     "paper", "matmul", "softmax", "l1-distances", "nbody", "heat", "life", "mandelbrot",
     "histogram", "ragged", "triangular", "read-nums", "dot",
+    "newton", "gcd", "collatz", "median", "kmeans", "safe-division",
 ]
 
 
 def _stdin(name: str) -> str:
     path = EXAMPLES / f"{name}.in"
     return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def _inputs(name: str) -> list[str]:
+    """The NAME=PATH inputs of an example that reads data files (``NAME.args``, one a line)."""
+    path = EXAMPLES / f"{name}.args"
+    return path.read_text(encoding="utf-8").split() if path.exists() else []
 
 
 def _expected(name: str) -> list[str]:
@@ -77,29 +84,38 @@ def test_header_comment(name):
     text = "\n".join(header)
     assert f"{name}.rem" in text, "the header names the program"
     assert "Computes" in text, "the header says what the program computes"
-    run = f"remora eval examples/{name}.rem"
+    run = " ".join([f"remora eval examples/{name}.rem"] + _inputs(name))
     if (EXAMPLES / f"{name}.in").exists():
         run += f" < examples/{name}.in"
     assert run in text, f"the header says how to run it: {run!r}"
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_output_on_both_engines(name):
+def test_output_on_both_engines(name, monkeypatch):
+    if _inputs(name):  # data files on the command line: the command, on each engine
+        monkeypatch.chdir(ROOT)
+        for engine in ("frames", "reference"):
+            code, out, err = _cli("eval", "--engine", engine, f"examples/{name}.rem", *_inputs(name))
+            assert code == 0, err
+            assert out.splitlines() == _expected(name), engine
+        return
     source = (EXAMPLES / f"{name}.rem").read_text(encoding="utf-8")
     assert eval_values(source, _stdin(name)) == _expected(name)
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_explicit_form_rechecks_to_the_same_types(name, tmp_path):
+def test_explicit_form_rechecks_to_the_same_types(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
     path = str(EXAMPLES / f"{name}.rem")
-    code, types, err = _cli("check", path)
+    inputs = _inputs(name)
+    code, types, err = _cli("check", path, *inputs)
     assert code == 0, err
-    code, explicit, err = _cli("check", "--explicit", path)
+    code, explicit, err = _cli("check", "--explicit", path, *inputs)
     assert code == 0, err
     assert len(explicit.splitlines()) == len(types.splitlines())
     again = tmp_path / f"{name}-explicit.rem"
     again.write_text(explicit, encoding="utf-8")
-    code, retyped, err = _cli("check", str(again))
+    code, retyped, err = _cli("check", str(again), *inputs)
     assert code == 0, f"the explicit text of {name}.rem does not check:\n{err}\n{explicit}"
     assert retyped.splitlines() == types.splitlines()
 

@@ -24,6 +24,7 @@ CASES = {
     "any": [("(any [#f #t])", "#t"), ("(any [#f #f])", "#f"), ("(any (array (0) Bool))", "#f")],
     "all": [("(all [#t #t])", "#t"), ("(all [#t #f])", "#f"), ("(all (array (0) Bool))", "#t")],
     "positions": [("(positions [[1 2] [3 4] [5 6]])", "[0 1 2]"), ("(positions (array (0 3) Float))", "(array (0) Int)")],
+    "pi": [("pi", "3.141592653589793"), ("(cos pi)", "-1.0")],
 }
 
 

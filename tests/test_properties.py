@@ -253,6 +253,10 @@ def test_generator_covers_the_language():
         "sum in terms of the prelude's": r"^\(define \(sum .*\(let \(\(r\d+ \(sum ",
         "mean or count after sum redefined": r"^\(define \(?sum\b.*\n\(\(?(i-app )?(mean|count)\b",
         "matmul after dot redefined": r"^\(define \(?dot\b.*\n\((\(t-app \(i-app )?matmul\b",
+        "if": r"\(if ",
+        "while": r"\(while ",
+        "declared recursion": r"^\(define \((rec\d+) .*\) : .*\(\1 \(- \(min ",
+        "call of a recursive function": r"\(rec\d+ ",
     }
     for name, pattern in wanted.items():
         counts[name] = len(re.findall(pattern, text, re.M))

@@ -36,6 +36,12 @@ def test_a_definition_is_not_in_scope_in_its_own_body():
     assert [u.binding.span.line for u in uses] == [1, 2]  # the body's f is the first definition
 
 
+def test_a_declared_definition_is_in_scope_in_its_own_body():
+    s = _resolve("(define (f (x [Int])) : [Int] (if (= x 0) 0 (f (- x 1))))\n(f 3)\n")
+    uses = [u for u in s.uses if u.name == "f"]
+    assert [(u.span.line, u.binding.span.line, u.binding.span.col) for u in uses] == [(1, 1, 10), (2, 1, 10)]
+
+
 def test_forms_the_resolver_has_no_rule_for_still_have_their_names_found():
     """A syntax extension (a new expression node) does not hide the names inside it."""
 

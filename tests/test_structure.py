@@ -17,7 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "remora"
 MAX_LINES = 600
 #: where NumPy may be imported: the backends, and the two front doors whose users hand in and get
 #: back NumPy arrays — the Python API and the notebook magics (the namespace's arrays, displays)
-NUMPY_HOMES = ("remora.backends", "remora.interfaces.api", "remora.interfaces.notebook")
+NUMPY_HOMES = ("remora.backends", "remora.interfaces.api", "remora.interfaces.notebook",
+               "remora.interfaces.datafiles")  # (data files on the command line: .npy, .csv, .txt)
 
 
 def module_name(path: Path) -> str:

@@ -33,7 +33,7 @@ from ..backends.base import OBJECT, NodeTable
 from ..erasure import erased as E
 from ..errors import RemoraRuntimeError, relocate_library_error
 from ..primitives import PRIMITIVES
-from . import unboxing
+from . import control, unboxing
 from .batched import FrameContext, Val, align, extent, joint, lift, plain_val, spread
 from .layouts import BoxFrame, NeedGrouping, Ragged, is_ragged_cell, plain
 from .ragged import app as ragged_app
@@ -51,13 +51,17 @@ from .runtime import (
     positions,
     rep_value,
     shape_value,
+    too_deep,
 )
 from .values import BoxValue, PrimFn
+
 
 class _Running(threading.local):
     """Per-thread state of the evaluations an engine has under way."""
 
     ragged_depth = 0
+    #: how many λ bodies are under way, nested (the recursion limit counts them)
+    depth = 0
 
 
 class Frames:
@@ -144,6 +148,8 @@ class Frames:
             return unboxing.unbox(self, e, env, ienv, batch)
         if isinstance(e, E.ELet):
             return self.let(e, env, ienv, batch)
+        if isinstance(e, E.EIf):
+            return control.if_(self, e, env, ienv, batch)
         raise TypeError(f"not an erased expression: {e!r}")
 
     def let(self, e: E.ELet, env, ienv, batch) -> Val:
@@ -313,7 +319,14 @@ class Frames:
             # The body runs once over the whole frame; parameters keep their unit axes.
             env = dict(fn.env)
             env.update((p, Val(a, len(tf))) for p, a in zip(fn.lam.params, args))
-            r = self.ev(fn.lam.body, env, fn.ienv, tf)
+            running = self._running
+            if running.depth >= self.run.max_depth:
+                raise too_deep(self.run, span)
+            running.depth += 1
+            try:
+                r = self.ev(fn.lam.body, env, fn.ienv, tf)
+            finally:
+                running.depth -= 1
             if type(r.arr) is BoxFrame and r.arr.shape == expected:
                 return r.arr  # (a BoxFrame passes through whole)
             r = plain_val(r)

@@ -40,6 +40,7 @@ from .runtime import (
     index_value,
     rep_value,
     shape_value,
+    too_deep,
 )
 from .values import BoxValue, PrimFn
 
@@ -69,6 +70,8 @@ class Reference:
         self.run = run or RunConfig()
         self.xp: Backend = backend or backends.get()
         self.globals: dict[str, object] = {}
+        #: how many λ bodies are under way, nested (the recursion limit counts them)
+        self.depth = 0
 
     def step(self, rule: str, detail: str) -> None:
         if self.run.trace is not None:
@@ -106,6 +109,11 @@ class Reference:
             return self.unbox(e, env, ienv)
         if isinstance(e, E.ELet):
             return self.let(e, env, ienv)
+        if isinstance(e, E.EIf):
+            cond = self.ev(e.cond, env, ienv)
+            chosen = bool(self.xp.to_host(cond))
+            self.step("if", "#t: the then branch" if chosen else "#f: the else branch")
+            return self.ev(e.then if chosen else e.orelse, env, ienv)
         raise TypeError(f"not an erased expression: {e!r}")
 
     def let(self, e: E.ELet, env: dict, ienv: dict):
@@ -207,7 +215,13 @@ class Reference:
             self.step("β", f"λ ({' '.join(lam.params)})")
             env = dict(fn.env)
             env.update(zip(lam.params, args))
-            return self.ev(lam.body, env, fn.ienv)
+            if self.depth >= self.run.max_depth:
+                raise too_deep(self.run, span)
+            self.depth += 1
+            try:
+                return self.ev(lam.body, env, fn.ienv)
+            finally:
+                self.depth -= 1
         raise RemoraRuntimeError("internal error: applied a value that is not a function", span)
 
     def _replicate(self, a, frame: tuple, principal: tuple, cell: tuple):

@@ -25,6 +25,8 @@ from .layouts import RaggedDim
 from .values import PrimFn
 
 DEFAULT_MAX_BYTES = 10**9
+#: How deeply λ applications may nest by default (contract §6: recursion deeper is an error).
+DEFAULT_MAX_DEPTH = 10_000
 #: Bytes per atom the size limit counts (no representation's atoms take more).
 ATOM_BYTES = 8
 
@@ -36,6 +38,8 @@ class RunConfig:
     stdin: IO[str] = field(default_factory=lambda: sys.stdin)
     trace: IO[str] | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
+    #: how many λ applications may be nested (recursion deeper is a located error, never Python's)
+    max_depth: int = DEFAULT_MAX_DEPTH
 
 
 class ArrayTypeBinding(tuple):
@@ -189,6 +193,15 @@ def check_shape(shape: tuple, itemsize: int, what: str, span: Span | None, run: 
     if problem is not None:
         raise RemoraRuntimeError(f"{what} would build an array {problem}", span)
     check_size(math.prod(shape), itemsize, what, span, run)
+
+
+def too_deep(run: RunConfig, span: Span | None) -> RemoraRuntimeError:
+    """The error for recursion past the depth limit, at the application that went too deep."""
+    return RemoraRuntimeError(
+        f"recursion deeper than {run.max_depth:,} nested calls (the limit): a recursive function that never "
+        "reaches its base case, or one to write as a loop with `while`",
+        span,
+    )
 
 
 def positions(shape: tuple):

@@ -89,6 +89,10 @@ def erase(e: T.TyExpr) -> E.EExpr:
         let = E.ELet(e.span, tuple((x, erase(v)) for x, v in e.bindings), erase(e.body))
         let.free = frozenset(_let_free(let))
         return let
+    if isinstance(e, T.TyIf):
+        then, orelse = erase(e.then), erase(e.orelse)
+        return E.EIf(e.span, erase(e.cond), then, orelse, erase_type(e.type), rep(e.type),
+                     frozenset(free_terms(then) | free_terms(orelse)))
     raise TypeError(f"not a typed expression: {e!r}")
 
 
@@ -140,6 +144,8 @@ def free_terms(e) -> set[str]:
         return free_terms(e.body)
     if isinstance(e, E.ELet):
         return set(e.free)
+    if isinstance(e, E.EIf):
+        return free_terms(e.cond) | e.free
     return set()
 
 

@@ -122,7 +122,20 @@ class ELet(ENode):
     free: frozenset[str] = factory(frozenset)
 
 
-EExpr = Union[EVar, EArray, EFrame, EApp, EIApp, EUnbox, ELet]
+@record(eq=False)
+class EIf(ENode):
+    """``(if ê_c ê_t ê_e ι)``: ι is the result's shape (cells chosen by a frame of conditions are
+    put back into it); ``free`` lists the locals the branches use from outside."""
+
+    cond: "EExpr"
+    then: "EExpr"
+    orelse: "EExpr"
+    shape: Shape
+    rep: Rep
+    free: frozenset[str] = factory(frozenset)
+
+
+EExpr = Union[EVar, EArray, EFrame, EApp, EIApp, EUnbox, ELet, EIf]
 
 
 @record(eq=False)
@@ -219,6 +232,8 @@ def show_erased(node) -> str:
     if isinstance(node, ELet):
         binds = " ".join(f"({x} {show_erased(v)})" for x, v in node.bindings)
         return f"(let ({binds}) {show_erased(node.body)})"
+    if isinstance(node, EIf):
+        return f"(if {show_erased(node.cond)} {show_erased(node.then)} {show_erased(node.orelse)} {node.shape})"
     if isinstance(node, ELit):
         v = node.value
         return "#t" if v is True else "#f" if v is False else repr(v) if isinstance(v, float) else str(v)

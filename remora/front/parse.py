@@ -17,7 +17,7 @@ from .reader import SAtom, SList, SNode, read, show
 LAMBDA = {"λ": "λ", "lambda": "λ"}
 TLAMBDA = {"Tλ": "Tλ", "t-lambda": "Tλ"}
 ILAMBDA = {"Iλ": "Iλ", "i-lambda": "Iλ"}
-EXPR_KEYWORDS = {"array", "frame", "t-app", "i-app", "unbox", "box", "define", "let"} | set(LAMBDA) | set(TLAMBDA) | set(ILAMBDA)
+EXPR_KEYWORDS = {"array", "frame", "t-app", "i-app", "unbox", "box", "define", "let", "if"} | set(LAMBDA) | set(TLAMBDA) | set(ILAMBDA)
 TYPE_KEYWORDS = {"Arr", "->", "Forall", "Pi", "Sigma"}
 BASE_TYPE_NAMES = {"Int": "Int", "Float": "Float", "Bool": "Bool", "Num": "Int"}
 INDEX_KEYWORDS = {"Shp", "++"}
@@ -104,18 +104,37 @@ def _unique(names: Sequence[tuple[str, Span]], what: str) -> None:
 
 
 def _parse_define(node: SList) -> S.Define:
-    usage = "(define x e) or (define (f (x τ) ...) e)"
-    _arity(node, 3, usage)
-    target, body = node.items[1], node.items[2]
+    usage = "(define x e), (define (f (x τ) ...) e), (define x : τ e) or (define (f (x τ) ...) : τ_r e)"
+    declared_node = None
+    if len(node.items) == 5 and _is_colon(node.items[2]):
+        declared_node = node.items[3]
+        items = (node.items[0], node.items[1], node.items[4])
+    else:
+        if len(node.items) != 3:
+            raise _err(f"malformed `define`: expected {usage}", node)
+        items = node.items
+    target, body = items[1], items[2]
     if isinstance(target, SList) and target.bracket == "(":
         if not target.items:
             raise _err(f"malformed `define`: expected {usage}", target)
         fname = _symbol(target.items[0], "a function name")
         params = _params(target.items[1:], target)
         lam = S.Lam(params, parse_expr(body), node.span)
-        return S.Define(fname, S.ArrayLit((), (lam,), node.span, sugar=True), node.span, target.items[0].span)
+        declared = None
+        if declared_node is not None:  # the function's type, from its parameters and result type
+            declared = S.STArr(
+                S.STFun(tuple(p.type for p in params), parse_type(declared_node), declared_node.span),
+                S.IShp((), declared_node.span), declared_node.span,
+            )
+        value = S.ArrayLit((), (lam,), node.span, sugar=True)
+        return S.Define(fname, value, node.span, target.items[0].span, declared)
     name = _symbol(target, "the name being defined")
-    return S.Define(name, parse_expr(body), node.span, target.span)
+    declared = parse_type(declared_node) if declared_node is not None else None
+    return S.Define(name, parse_expr(body), node.span, target.span, declared)
+
+
+def _is_colon(node: SNode) -> bool:
+    return isinstance(node, SAtom) and node.is_symbol and node.value == ":"
 
 
 # ---------------------------------------------------------------------------
@@ -282,6 +301,12 @@ def _parse_let(node: SList) -> S.Expr:
     return S.Let(tuple(bindings), parse_expr(node.items[2]), node.span)
 
 
+def _parse_if(node: SList) -> S.Expr:
+    _arity(node, 4, "(if c e_then e_else)")
+    cond, then, orelse = (parse_expr(n) for n in node.items[1:])
+    return S.If(cond, then, orelse, node.span)
+
+
 def _atom_form(node: SList) -> S.Expr:
     return _scalar(parse_atom(node))
 
@@ -297,6 +322,7 @@ _EXPR_FORMS: dict[str, Callable[[SList], S.Expr]] = {
     "i-app": _parse_iapp,
     "unbox": _parse_unbox,
     "let": _parse_let,
+    "if": _parse_if,
     "box": _atom_form,
     "define": _define_elsewhere,
     **{k: _atom_form for k in LAMBDA},

@@ -272,7 +272,17 @@ class Let:
     span: Span
 
 
-Expr = Union[Ref, ArrayLit, EmptyArray, Frame, EmptyFrame, App, TApp, IApp, Unbox, Let]
+@record(frozen=True, eq=False)
+class If:
+    """``(if c e_then e_else)``: only the branch ``c`` chooses is evaluated (contract §6)."""
+
+    cond: "Expr"
+    then: "Expr"
+    orelse: "Expr"
+    span: Span
+
+
+Expr = Union[Ref, ArrayLit, EmptyArray, Frame, EmptyFrame, App, TApp, IApp, Unbox, Let, If]
 
 # ---------------------------------------------------------------------------
 # Top level
@@ -286,6 +296,9 @@ class Define:
     value: Expr
     span: Span
     name_span: Span
+    #: the declared type, ``(define f : τ e)`` or ``(define (f (x τ) ...) : τ_r e)`` (as a
+    #: function type): a declared definition is in scope in its own body, so it may recurse
+    declared: Optional[SType] = None
 
 
 @record(frozen=True, eq=False)

@@ -33,7 +33,7 @@ from .. import backends
 from ..backends.base import OBJECT, Backend
 from ..backends.numpy_backend import DTYPES, REP_OF_DTYPE
 from ..front import syntax as S
-from .session import Session, deep_recursion
+from .session import EVALUATION_RECURSION_LIMIT, Session, deep_recursion
 from ..erasure.erase import erase, erase_form
 from ..errors import RemoraError, RemoraTypeError, Source, Span
 from ..primitives.registry import PRIMITIVES, Primitive, define
@@ -196,7 +196,7 @@ def evaluate(source: str, *, stdin: str = "", backend: str = backends.DEFAULT, *
     for name, key in keys:
         session.supply(key, _engine_array(xp, arrays[name]))
     value = None
-    with deep_recursion():
+    with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
         for form in forms:
             value = session.engine.eval_form(form)
     return _output(xp, value)
@@ -284,7 +284,7 @@ class Function:
         # The arguments are this call's own environment: the engine is shared by every call.
         engine = self._session.engine
         env = {name: _engine_array(xp, a) for name, a in zip(_argument_names(len(arrays)), arrays)}
-        with deep_recursion():
+        with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
             return _output(engine.xp, engine.value(app, env))
 
     def _application(self, arrays: list[np.ndarray]):

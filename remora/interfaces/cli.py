@@ -73,6 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--backend", metavar="NAME", default="numpy",
                     help="the array library that runs the program: numpy (default), or an installed "
                          "extra's (contract §8)")
+    ev.add_argument("-o", dest="output", metavar="PATH.npy", help="write the value of the last expression to PATH.npy")
     repl = sub.add_parser("repl", help="an interactive session")
     repl.add_argument("--no-prelude", dest="prelude", action="store_false", help="do not load the prelude")
     sub.add_parser("lsp", help="a Language Server for editors, on standard input and output (needs remora[lsp])")
@@ -81,9 +82,32 @@ def _parser() -> argparse.ArgumentParser:
 
 def _add_source_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-prelude", dest="prelude", action="store_false", help="do not load the prelude")
-    group = p.add_mutually_exclusive_group(required=True)
-    group.add_argument("file", nargs="?", help="program file (.rem)")
-    group.add_argument("-e", dest="expr", metavar="EXPR", help="a program given on the command line")
+    p.add_argument("-e", dest="expr", metavar="EXPR", help="a program given on the command line")
+    p.add_argument("operands", nargs="*", metavar="FILE [NAME=PATH ...]",
+                   help="program file (.rem; - for standard input), then inputs: NAME=PATH binds NAME to the "
+                        "array in PATH (.npy, .csv or .txt)")
+
+
+def _operands(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Split the operands into the program file and the NAME=PATH inputs (contract §7)."""
+    if args.command not in ("check", "eval"):
+        return
+    operands = list(args.operands)
+    args.file = None
+    if args.expr is None:
+        if not operands:
+            p.error("a program is needed: a FILE or -e EXPR")
+        args.file = operands.pop(0)
+    elif operands and "=" not in operands[0]:
+        p.error("give a program FILE or -e EXPR, not both")
+    args.inputs = []
+    from .datafiles import parse_binding
+
+    for item in operands:
+        binding = parse_binding(item)
+        if binding is None:
+            p.error(f"`{item}` is not an input: write NAME=PATH")
+        args.inputs.append(binding)
 
 
 def _source(args: argparse.Namespace) -> tuple[str, str]:
@@ -91,6 +115,8 @@ def _source(args: argparse.Namespace) -> tuple[str, str]:
 
     if args.expr is not None:
         return args.expr, "<expr>"
+    if args.file == "-":
+        return sys.stdin.read().replace("\r\n", "\n"), "<stdin>"
     return read_source(args.file), args.file
 
 
@@ -121,7 +147,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     from .streams import SourceError, report
 
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _operands(parser, args)
     if args.command == "repl":
         from .repl import main as repl_main
 
@@ -135,8 +163,18 @@ def _main(argv: Sequence[str] | None) -> int:
         report(f"remora: cannot read {args.file}: {exc}")
         return EXIT_USAGE
     if args.command == "check":
-        return _check(text, name, args.explicit, args.prelude)
+        return _check(text, name, args.explicit, args.prelude, args.inputs)
     return _eval(text, name, args)
+
+
+def _bind_inputs(session, inputs: list[tuple[str, str]]) -> None:
+    """Each NAME=PATH input bound before the program is checked (a DataIOError or a located
+    RemoraError in the data file propagates)."""
+    from . import datafiles
+
+    for name, path in inputs:
+        array = datafiles.load(path)
+        session.bind(name, session.engine.xp.from_numpy(array))
 
 
 def _lsp() -> int:
@@ -167,7 +205,8 @@ def _quiet_stdout() -> None:
     quiet(sys.stdout)
 
 
-def _check(text: str, name: str, explicit: bool = False, prelude: bool = True) -> int:
+def _check(text: str, name: str, explicit: bool = False, prelude: bool = True, inputs=()) -> int:
+    from .datafiles import DataIOError
     from .session import Session, describe_form
     from ..errors import RemoraError
     from .streams import emit, report
@@ -175,6 +214,14 @@ def _check(text: str, name: str, explicit: bool = False, prelude: bool = True) -
 
     session = Session(prelude=prelude)
     _started()
+    try:
+        _bind_inputs(session, list(inputs))
+    except DataIOError as exc:
+        report(f"remora: {exc}")
+        return EXIT_USAGE
+    except RemoraError as err:
+        report(err.report())
+        return EXIT_ERROR
     try:
         for form in session.forms(text, name):
             typed = session.check_form(form)
@@ -202,7 +249,14 @@ def _eval(text: str, name: str, args: argparse.Namespace) -> int:
         report(f"remora: {err}")
         return EXIT_USAGE
     _started()
+    from .datafiles import DataIOError, save
+
+    if args.output is not None and not args.output.endswith(".npy"):
+        report(f"remora: -o writes a .npy file: `{args.output}` does not end in .npy")
+        return EXIT_USAGE
+    last = None
     try:
+        _bind_inputs(session, args.inputs)
         typed = session.check_text(text, name)
         if args.erased:
             for form in typed:
@@ -212,6 +266,16 @@ def _eval(text: str, name: str, args: argparse.Namespace) -> int:
             value = session.evaluate(form)
             if isinstance(form, TyExprForm):
                 emit(show_result(form, value))
+                last = value
+        if args.output is not None:
+            if last is None:
+                report("remora: -o: the program has no expression whose value to write")
+                return EXIT_USAGE
+            save(args.output, session.engine.xp.to_numpy(last))
+    except DataIOError as exc:
+        flush()
+        report(f"remora: {exc}")
+        return EXIT_USAGE
     except RemoraError as err:
         flush()
         report(err.report())

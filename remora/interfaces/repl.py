@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, Callable
 
 from ..front import syntax as S
-from .session import Session, deep_recursion, describe_form, show_result
+from .session import EVALUATION_RECURSION_LIMIT, Session, deep_recursion, describe_form, show_result
 from ..erasure.erase import erase_form
 from ..statics import typed as T
 from ..errors import RemoraError, RemoraSyntaxError, Source, Span
@@ -276,7 +276,7 @@ class Repl:
         of the session with the values they have (nothing is evaluated again)."""
         typed = self._expression(arg)
         engine = self.session.tracer(self.out)
-        with deep_recursion(typed.span):
+        with deep_recursion(typed.span, EVALUATION_RECURSION_LIMIT):
             value = engine.eval_form(erase_form(typed))
         emit(self.show(typed, value), self.out)
 

@@ -111,6 +111,11 @@ class _Resolver:
 
     def form(self, form: S.TopForm) -> None:
         if isinstance(form, S.Define):
+            if form.declared is not None:  # a declared definition is in scope in its own body
+                self.type(form.declared, {})
+                self.scopes.globals[form.name] = self.bind(Binding(form.name, form.name_span, DEFINE, form))
+                self.expr(form.value, {}, {})
+                return
             self.expr(form.value, {}, {})
             self.scopes.globals[form.name] = self.bind(Binding(form.name, form.name_span, DEFINE, form))
         else:

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from ..dynamics.reference import Reference
 
 RECURSION_LIMIT = 20000
+#: Python's recursion limit while a program runs: room for the engines' nested λ applications up
+#: to their own limit (RunConfig.max_depth, 10⁴ by default: some 15 to 30 Python frames each)
+EVALUATION_RECURSION_LIMIT = 400_000
 
 
 class _Room:
@@ -47,13 +50,13 @@ class _Room:
 
 
 @contextlib.contextmanager
-def deep_recursion(span: Span | None = None) -> Iterator[None]:
+def deep_recursion(span: Span | None = None, limit: int = RECURSION_LIMIT) -> Iterator[None]:
     """Room for deeply nested (but bracket-limited) programs; a located error if even that runs out."""
     with _Room.lock:
         if _Room.users == 0:
             _Room.saved = sys.getrecursionlimit()
-            sys.setrecursionlimit(max(_Room.saved, RECURSION_LIMIT))
         _Room.users += 1
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), _Room.saved, limit))
     try:
         yield
     except RecursionError:
@@ -132,7 +135,7 @@ class Session:
 
     def evaluate(self, form: T.TyForm) -> Any:
         """Erase and run one checked form; a definition's value is remembered."""
-        with deep_recursion(form.span):
+        with deep_recursion(form.span, EVALUATION_RECURSION_LIMIT):
             return self.engine.eval_form(erase_form(form))
 
     def run_text(self, text: str, name: str = "<expr>") -> Iterator[tuple[T.TyForm, Any]]:

@@ -172,3 +172,30 @@ def _kind(node: S.SType, scope: Scope) -> Type:
         cls = {"Forall": TForall, "Pi": TPi, "Sigma": TSigma}[node.quantifier]
         return cls(tuple(vars_), body)
     raise TypeError(f"not a type node: {node!r}")
+
+
+# Fig. 1's values (the body of a Tλ or Iλ must be one)
+
+
+def require_value(body: S.Expr, form: str) -> None:
+    """Fig. 1: the body of a Tλ or Iλ is a value (a variable or an array of atomic values)."""
+    if not _is_value(body):
+        raise RemoraTypeError(
+            f"the body of {'an' if form == 'Iλ' else 'a'} {form} must be a value (a variable or an array literal "
+            "of atoms, e.g. a λ)",
+            body.span,
+        )
+
+
+def _is_value(e: S.Expr) -> bool:
+    if isinstance(e, S.Ref):
+        return True
+    if isinstance(e, S.ArrayLit):
+        return all(_is_atomic_value(a) for a in e.atoms)
+    return isinstance(e, S.EmptyArray)
+
+
+def _is_atomic_value(a: S.Atom) -> bool:
+    if isinstance(a, (S.TLam, S.ILam, S.Box)):
+        return _is_value(a.body)
+    return True

@@ -14,7 +14,7 @@ import math
 from ..records import factory, record
 from typing import Callable, Optional
 
-from . import smt
+from . import control, smt
 from ..front import syntax as S
 from . import typed as T
 from ..errors import RemoraTypeError, Span, span_text
@@ -22,7 +22,7 @@ from .infer import elaborate_application, needs_inference
 from .frames import FramePart, cell_frame, counterexample_clause, principal_frame, shapes_differ_message
 from .indices import SCALAR, Index, Shape, Var, concrete_shape
 from .builders import framed, index_application, ranked, type_application
-from .kinding import Scope, fresh_vars, kind_type, sort_index
+from .kinding import Scope, fresh_vars, kind_type, require_value as _require_value, sort_index
 from .primitive_types import instantiate
 from ..front.parse import BASE_TYPE_NAMES
 from ..primitives import PRIMITIVES, is_primitive
@@ -112,6 +112,8 @@ class Checker:
     pending: list[AtomMeta] = factory(list)
     #: how applications were instantiated, by problem (see infer.elaborate_application)
     solved: dict = factory(dict)
+    #: the name of the definition being checked (for the hint on an undeclared self-reference)
+    defining: Optional[str] = None
 
     # --- top level --------------------------------------------------------------
 
@@ -124,8 +126,13 @@ class Checker:
         self.pending = []
         env = Env(Scope(), Gamma(dict(local or {}), globals=self.globals))
         if isinstance(form, S.Define):
-            value = self.synth(form.value, env)
-            result: T.TyForm = T.TyDefine(form.name, value, form.span, key or T.fresh_key(form.name))
+            key = key or T.fresh_key(form.name)
+            self.defining = form.name
+            try:
+                value = control.define_value(self, form, env, key)
+            finally:
+                self.defining = None
+            result: T.TyForm = T.TyDefine(form.name, value, form.span, key, form.declared is not None)
         else:
             result = T.TyExprForm(self.synth(form.expr, env), form.span)
         default_metas(self.pending)
@@ -163,7 +170,7 @@ class Checker:
         if e.name in BASE_TYPE_NAMES:
             raise RemoraTypeError(f"`{e.name}` is a type, not an expression", e.span)
         close = did_you_mean(e.name, env.gamma.names() + list(PRIMITIVES))
-        hint = f"; did you mean `{close}`?" if close else ""
+        hint = control.undeclared_hint(e.name, self.defining) or (f"; did you mean `{close}`?" if close else "")
         raise RemoraTypeError(f"unbound variable `{e.name}`{hint}", e.span)
 
     def t_array(self, e: S.ArrayLit, env: Env) -> T.TyExpr:  # T-ARRAY
@@ -346,6 +353,9 @@ class Checker:
         body = self.synth(e.body, inner)
         return T.TyLet(body.type, e.span, tuple(bindings), body)
 
+    #: T-IF (contract §6), in :mod:`.control` with the other control forms
+    t_if = control.t_if
+
     # --- atoms ------------------------------------------------------------------
 
     def atom(self, a: S.Atom, env: Env) -> T.TyAtom:
@@ -422,6 +432,7 @@ RULES: dict[type, Callable] = {
     S.IApp: Checker.t_iapp,
     S.Unbox: Checker.t_unbox,
     S.Let: Checker.t_let,
+    S.If: Checker.t_if,
     S.Lit: Checker.t_lit,
     S.Prim: Checker.t_op,
     S.Lam: Checker.t_lam,
@@ -570,27 +581,3 @@ def _int_literal(e: S.Expr) -> int | None:
         if isinstance(v, int) and not isinstance(v, bool):
             return v
     return None
-
-
-def _require_value(body: S.Expr, form: str) -> None:
-    """Fig. 1: the body of a Tλ or Iλ is a value (a variable or an array of atomic values)."""
-    if not _is_value(body):
-        raise RemoraTypeError(
-            f"the body of {'an' if form == 'Iλ' else 'a'} {form} must be a value (a variable or an array literal "
-            "of atoms, e.g. a λ)",
-            body.span,
-        )
-
-
-def _is_value(e: S.Expr) -> bool:
-    if isinstance(e, S.Ref):
-        return True
-    if isinstance(e, S.ArrayLit):
-        return all(_is_atomic_value(a) for a in e.atoms)
-    return isinstance(e, S.EmptyArray)
-
-
-def _is_atomic_value(a: S.Atom) -> bool:
-    if isinstance(a, (S.TLam, S.ILam, S.Box)):
-        return _is_value(a.body)
-    return True

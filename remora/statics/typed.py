@@ -88,7 +88,16 @@ class TyLet(TyNode):
     body: "TyExpr"
 
 
-TyExpr = Union[TyRef, TyArray, TyFrame, TyApp, TyTApp, TyIApp, TyUnbox, TyLet]
+@record(eq=False)
+class TyIf(TyNode):
+    """``(if c e_then e_else)``; its type is both branches' (contract §6)."""
+
+    cond: "TyExpr"
+    then: "TyExpr"
+    orelse: "TyExpr"
+
+
+TyExpr = Union[TyRef, TyArray, TyFrame, TyApp, TyTApp, TyIApp, TyUnbox, TyLet, TyIf]
 
 # --- atoms -------------------------------------------------------------------
 
@@ -143,6 +152,8 @@ class TyDefine:
     span: Span
     #: this definition's identity: references to it carry the same key (see :class:`Global`)
     key: str = ""
+    #: whether its type was declared (``(define f : τ e)``: it may refer to itself)
+    declared: bool = False
 
 
 @record(eq=False)
@@ -206,6 +217,8 @@ def children(node: TyNode) -> list[TyNode]:
         return [node.boxed, node.body]
     if isinstance(node, TyLet):
         return [e for _, e in node.bindings] + [node.body]
+    if isinstance(node, TyIf):
+        return [node.cond, node.then, node.orelse]
     if isinstance(node, (TyLam, TyTLam, TyILam, TyBox)):
         return [node.body]
     return []
@@ -230,7 +243,8 @@ def zonk_tree(node: TyNode) -> None:
 
 def show_form(form: TyForm) -> str:
     if isinstance(form, TyDefine):
-        return f"(define {form.name} {show_term(form.value)})"
+        declared = f" : {show_type(form.value.type)}" if form.declared else ""
+        return f"(define {form.name}{declared} {show_term(form.value)})"
     return show_term(form.expr)
 
 
@@ -264,6 +278,8 @@ def show_term(node: TyNode) -> str:
     if isinstance(node, TyLet):
         binds = " ".join(f"({x} {show_term(e)})" for x, e in node.bindings)
         return f"(let ({binds}) {show_term(node.body)})"
+    if isinstance(node, TyIf):
+        return f"(if {show_term(node.cond)} {show_term(node.then)} {show_term(node.orelse)})"
     if isinstance(node, TyLit):
         v = node.value
         return "#t" if v is True else "#f" if v is False else repr(v) if isinstance(v, float) else str(v)

@@ -1,0 +1,48 @@
+"""``while``: a loop, lifted per cell (contract §6).
+
+``(while continue? step init)`` is ``x := init; while (continue? x): x := (step x)``.  Over a
+frame of initial values every cell iterates until its own condition fails: the cells still
+running are kept together (their positions and values, compacted), so each step applies
+``continue?`` and ``step`` to exactly those cells — a finished cell is never stepped again — and
+the loop ends when none continues.  A Python loop, never Python recursion.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..backends import host
+from ..dynamics.control import apply_cells
+from .registry import primitive
+
+_SIGNATURE = "(-> ((Arr (-> (T) (Arr Bool (Shp))) (Shp)) (Arr (-> (T) T) (Shp)) T) T)"
+
+
+@primitive(
+    "while", _SIGNATURE, "T:Array",
+    doc="(while continue? step init): x := init; while (continue? x): x := (step x). Lifted over a frame "
+        "of initial values, each cell iterates until its own condition is false; only running cells are stepped.",
+)
+def _while(ctx, cond, step, init):
+    xp = ctx.xp
+    cell = tuple(ctx.cells[2])
+    if not ctx.frame:  # one value: the loop as written
+        x = init
+        while bool(xp.to_host(ctx.apply(cond, [x], (cell,), ()))):
+            x = ctx.apply(step, [x], (cell,), cell)
+        return x
+    n = math.prod(ctx.frame)
+    current = xp.reshape(init, (n,) + cell)
+    out = host.empty((n,) + cell) if host.is_host(current) else xp.empty((n,) + cell, xp.rep(current))
+    running = xp.arange(n)
+    not_ = xp.elementwise("logical_not")
+    while True:
+        flags = xp.reshape(apply_cells(ctx, cond, running, [current], (cell,), ()), (len(running),))
+        stopped = not_(flags)
+        if xp.any(stopped):  # (boolean masks: compaction costs one pass over the running cells)
+            out = xp.scatter(out, xp.select_items(running, stopped), xp.select_items(current, stopped))
+            if not xp.any(flags):
+                break
+            running, current = xp.select_items(running, flags), xp.select_items(current, flags)
+        current = apply_cells(ctx, step, running, [current], (cell,), cell)
+    return xp.reshape(out, ctx.frame + cell)

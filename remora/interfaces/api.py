@@ -32,7 +32,7 @@ import numpy as np
 from ..backends.base import OBJECT
 from ..backends.numpy_backend import DTYPES, REP_OF_DTYPE
 from ..front import syntax as S
-from .session import Session, deep_recursion
+from .session import Session, deep_recursion, make_engine, prelude_values
 from ..erasure.erase import erase, erase_form
 from ..errors import RemoraError, RemoraTypeError, Source, Span
 from ..primitives.registry import PRIMITIVES, Primitive, define
@@ -41,6 +41,7 @@ from ..statics.primitive_types import primitive_type
 from ..statics.typed import TyDefine, form_type
 from ..statics.types import TArr, TForall, TFun, TPi, TSigma, Type, prune
 from ..dynamics.values import BoxValue, type_of_array
+from ..plans import PLANS, record
 
 __all__ = ["check", "evaluate", "function", "register", "Function", "BoxValue"]
 
@@ -166,18 +167,80 @@ def evaluate(source: str, *, stdin: str = "", **inputs: Any) -> np.ndarray:
     if not isinstance(stdin, str):
         raise TypeError(f"remora.evaluate: stdin must be a str (the text read-nums reads), not {type(stdin).__name__}")
     arrays = {k: as_remora_array(k, v) for k, v in inputs.items()}
-    forms, last_type, keys = _checked(source, tuple(sorted((k, a.dtype.char, a.shape) for k, a in arrays.items())))
-    _refuse_functions(last_type, forms[-1].span, "the value of this program",
-                      "remora.function(source) gives a Python callable for a function")
-    session = Session(run=RunConfig(stdin=io.StringIO(stdin)))
-    xp = session.engine.xp
-    for name, key in keys:
-        session.supply(key, xp.from_numpy(arrays[name]))
-    value = None
-    with deep_recursion():
-        for form in forms:
-            value = session.engine.eval_form(form)
-    return _output(xp, value)
+    signature = tuple(sorted((k, a.dtype.char, a.shape) for k, a in arrays.items()))
+    forms, last_type, keys = _checked(source, signature)
+    program = _Program.of(source, signature, forms, last_type)
+    inputs_by_key = {key: program.xp.from_numpy(arrays[name]) for name, key in keys}
+    return _output(program.xp, program.run(forms, inputs_by_key, stdin))
+
+
+class _Globals(dict):
+    """A program's inputs by key, then the prelude's values (read, never copied, per run)."""
+
+    __slots__ = ("prelude",)
+
+    def __missing__(self, key: str):
+        return self.prelude[key]
+
+
+class _Program:
+    """What ``remora.evaluate`` keeps of a program it has seen, per input signature: the plan
+    of the whole program (every form, traced as one), keyed by this object.  An evaluation
+    then costs the plan's array calls, the inputs' conversion and the result's copy."""
+
+    _seen: dict[tuple, "_Program"] = {}
+    _lock = threading.Lock()
+
+    def __init__(self, forms: list, last_type: Type) -> None:
+        _refuse_functions(last_type, forms[-1].span, "the value of this program",
+                          "remora.function(source) gives a Python callable for a function")
+        self.forms = forms
+        self.engine = make_engine("frames", RunConfig(stdin=io.StringIO("")))
+        self.xp = self.engine.xp
+
+    @classmethod
+    def of(cls, source: str, signature: tuple, forms: list, last_type: Type) -> "_Program":
+        """The program of these checked ``forms`` (a plan reads inputs by the keys they were
+        declared under: forms checked again — by another thread, after the check cache forgot
+        them — are another program)."""
+        key = (source, signature)
+        program = cls._seen.get(key)
+        if program is None or program.forms is not forms:
+            with cls._lock:
+                program = cls._seen.get(key)
+                if program is None or program.forms is not forms:
+                    if len(cls._seen) > 256:
+                        cls._seen.clear()
+                    program = cls._seen[key] = cls(forms, last_type)
+        return program
+
+    def run(self, forms: list, inputs: dict, stdin: str):
+        """The value of the last form: replayed, traced, or (effects, …) evaluated dynamically."""
+        G = _Globals(inputs)
+        G.prelude = prelude_values("frames")
+        with self.xp.quiet():
+            return PLANS.run(self, G, {}, lambda: self._trace(forms, G), lambda: self._dynamic(forms, inputs, stdin))
+
+    def _trace(self, forms: list, G: dict):
+        def body(tracing, env):
+            value = None
+            for form in forms:
+                value = tracing.eval_form(form)
+            return value
+
+        with deep_recursion():
+            return record(self.engine, body, {}, {**G.prelude, **G})
+
+    @staticmethod
+    def _dynamic(forms: list, inputs: dict, stdin: str):
+        session = Session(engine="frames", run=RunConfig(stdin=io.StringIO(stdin)))
+        for key, value in inputs.items():
+            session.supply(key, value)
+        value = None
+        with deep_recursion():
+            for form in forms:
+                value = session.engine.eval_form(form)
+        return value
 
 
 def _refuse_functions(t: Type, span: Span, what: str, hint: str) -> None:
@@ -238,8 +301,9 @@ class Function:
         return f"remora.function({self.source!r}) : {self.type}"
 
     def __call__(self, *args: Any) -> np.ndarray:
-        arrays = [as_remora_array(f"argument {i + 1}", a, f"argument {i + 1}") for i, a in enumerate(args)]
-        key = _signature(arrays)
+        arrays = [a if type(a) is np.ndarray and a.dtype in BASE_OF_DTYPE
+                  else as_remora_array(f"argument {i + 1}", a, f"argument {i + 1}") for i, a in enumerate(args)]
+        key = tuple([(a.dtype.char, a.shape) for a in arrays])
         app = self._calls.get(key)
         if app is None:
             with self._checking:
@@ -248,9 +312,10 @@ class Function:
                     app = self._calls[key] = self._application(arrays)
         # The arguments are this call's own environment: the engine is shared by every call.
         engine = self._session.engine
-        env = dict(zip(_argument_names(len(arrays)), map(engine.xp.from_numpy, arrays)))
-        with deep_recursion():
-            return _output(engine.xp, engine.value(app, env))
+        xp = engine.xp
+        env = dict(zip(_ARGUMENTS, map(xp.from_numpy, arrays)))
+        return _output(xp, PLANS.run(app, engine.globals, env, lambda: _traced(engine, app, env),
+                                     lambda: _dynamic(engine, app, env)))
 
     def _application(self, arrays: list[np.ndarray]):
         """The erased application of this function to arguments of these types (checked once)."""
@@ -267,9 +332,25 @@ class Function:
         return erase(typed.expr)  # type: ignore[union-attr]
 
 
+def _traced(engine, app, env: dict):
+    """(value, plan) of the application ``app`` (see :mod:`remora.plans`)."""
+    with deep_recursion():
+        return record(engine, lambda tracing, symbols: tracing.value(app, symbols), env)
+
+
+def _dynamic(engine, app, env: dict):
+    """The application ``app`` evaluated by the dynamic engine (what cannot be planned)."""
+    with deep_recursion():
+        return engine.value(app, env)
+
+
 def _argument_names(count: int) -> list[str]:
     """The names a call's arguments are bound to (``%`` keeps them apart from any Remora name)."""
     return [f"%argument{i + 1}" for i in range(count)]
+
+
+#: the names of a call's arguments, in order (``zip`` takes as many as there are arguments)
+_ARGUMENTS = tuple(_argument_names(256))
 
 
 def function(source: str) -> Function:
@@ -302,6 +383,7 @@ def register(name: str, signature: str, fn: Callable[..., Any], variables: str =
             raise RemoraTypeError(f"`{name}` is defined by the prelude; choose another name", origin="<register>")
         _define(name, signature, fn, sorts, doc)
         _checked.cache_clear()
+        _Program._seen.clear()
 
 
 _REGISTERING = threading.Lock()

@@ -199,6 +199,35 @@ def test_a_loop_over_a_literal_whose_last_items_are_equal_is_not_baked_in():
         assert remora.evaluate(source).tolist() == [3, 0]
 
 
+def test_a_fold_over_functions_whose_last_two_are_the_same():
+    """A step that takes its item from a frame of functions: the two items traced are the same
+    function, the first is not; the loop must not replay the one it saw."""
+    source = """
+    (define (inc (x (Arr Int (Shp)))) (+ x 1))
+    (define (dbl (x (Arr Int (Shp)))) (* x 2))
+    (fold (λ ((f (Arr (-> ((Arr Int (Shp))) (Arr Int (Shp))) (Shp))) (a (Arr Int (Shp)))) (f a)) 1 [dbl inc inc])
+    """
+    for _ in range(2):
+        assert remora.evaluate(source).item() == 6
+
+
+def test_the_loop_workloads_are_planned_whole():
+    """iterate with a λ over a batch (closures that vary with what they captured, one function)
+    and folds with folded constants in their step are planned, not run dynamically."""
+    source = """
+    (define (step (z [Float 2]) (c [Float 2])) [(+ (index z 0) (index c 0)) (* (index z 1) 0.5)])
+    (define (run (c [Float 2])) (iterate (λ ((z [Float 2])) (step z c)) 5 [0.0 1.0]))
+    (run cs)
+    """
+    cs = np.arange(6.0).reshape(3, 2)
+    before = _stats()
+    first = remora.evaluate(source, cs=cs)
+    again = remora.evaluate(source, cs=cs + 1)
+    assert _delta(before)["dynamic"] == 0 and _delta(before)["replayed"] == 1
+    assert first.tolist() == [[5 * c0, 0.5**5] for c0 in (0.0, 2.0, 4.0)]
+    assert again.tolist() == [[5 * c0, 0.5**5] for c0 in (1.0, 3.0, 5.0)]
+
+
 def test_a_run_time_error_in_a_replayed_loop_is_located_as_the_engine_locates_it():
     source = "(fold (λ ((a (Arr Int (Shp))) (b (Arr Int (Shp)))) (/ b a)) 100 xs)"
     assert remora.evaluate(source, xs=np.array([1, 2, 5])).item() == 10

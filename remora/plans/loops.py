@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..backends import host
 from .codegen import step_function
 from .trace import LoopIndex, Miss, Recording, Step, Sym, TracingBackend, Untraceable, _is_object, concrete
 
@@ -22,7 +23,7 @@ def trace_loop(tracer: TracingBackend, kind: str, n: int, step: Callable, init: 
     if kind == "loop" and n == 0:
         return init
     start = concrete(init)
-    if _is_object(start):
+    if _is_object(start) or _indexes_objects(step):
         raise Untraceable("a loop over frames of functions or boxes")
     counter = f"i{tracer.count + 1}"
     sub, acc, result = _trace_step(tracer, step, start, 0, counter)
@@ -34,6 +35,7 @@ def trace_loop(tracer: TracingBackend, kind: str, n: int, step: Callable, init: 
         # an array by a Python index the tracer cannot see would show up here as a changed constant.
         other, other_acc, other_result = _trace_step(tracer, step, value, 1, counter)
         names = {acc.name: other_acc.name}
+        names["%recipes"] = tracer.recipes
         if not _same_steps(sub.steps, other.steps, names) or not _same_arg(result, other_result, names):
             raise Untraceable("a loop step depends on its item other than through the tracer")
     compiled = step_function(sub, counter, acc, result, tracer.inner)
@@ -47,6 +49,19 @@ def trace_loop(tracer: TracingBackend, kind: str, n: int, step: Callable, init: 
     sym = tracer.fresh(out)
     tracer.rec.steps.append(Step("loop", kind, None, (n, init, axis), sym, extra=(sub, counter, acc, result)))
     return sym
+
+
+def _indexes_objects(step: Callable) -> bool:
+    """Whether the step may take its item from a frame of functions or boxes: the tracer sees no
+    such read, and two items that happen to be the same function would hide it."""
+    for cell in getattr(step, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # (an empty cell)
+            continue
+        if _is_object(value) and getattr(value, "size", 0) > 1 and host.uniform_atom(value) is None:
+            return True
+    return False
 
 
 def _trace_step(tracer: TracingBackend, step: Callable, start, at: int, counter: str):
@@ -74,7 +89,7 @@ def _same_steps(a: list[Step], b: list[Step], names: dict) -> bool:
         if x.kind == "require":
             if not _same_arg(x.args[:3], y.args[:3], names):  # (the error callbacks differ, but raise alike)
                 return False
-        elif x.fn is not y.fn or not _same_arg(x.args, y.args, names):
+        elif x.fn != y.fn or not _same_arg(x.args, y.args, names):
             return False
         if x.kind == "guard" and not _same_arg(x.extra, y.extra, names):
             return False
@@ -102,10 +117,14 @@ def _same_arg(x, y, names: dict) -> bool:
     if x is y:
         return True
     if getattr(x, "shape", None) is not None and getattr(x, "dtype", None) is not None:
-        # Arrays only as the very same object: the program's literals and globals are; an item
-        # taken from a constant by a Python index, or folded from one, is made anew — even when
-        # its atoms happen to be equal, it may not be for the next item.
-        return False
+        # Arrays as the very same object (the program's literals and globals are), or folded the
+        # same way from the same objects; an item taken from a constant by a Python index is
+        # made anew, with no recipe — even when its atoms happen to be equal, it may not be for
+        # the next item.
+        recipes = names.get("%recipes", {})
+        rx, ry = recipes.get(id(x)), recipes.get(id(y))
+        return rx is not None and ry is not None and rx[0] is x and ry[0] is y and rx[1] == ry[1] \
+            and _same_arg(rx[2], ry[2], names)
     if callable(x):
         return getattr(x, "__func__", None) is not None and x.__func__ is getattr(y, "__func__", None) \
             and x.__self__ is y.__self__ or x == y

@@ -263,6 +263,8 @@ class TracingBackend(Backend):
         self.count = 0
         self.rec = Recording(self)
         self.app_stack: list[tuple] = []  # (span, callee) of the applications under way
+        #: each folded constant's making, by id: (the constant, the function, its arguments)
+        self.recipes: dict[int, tuple] = {}
 
     # --- making names and steps ---------------------------------------------------------------
 
@@ -280,6 +282,8 @@ class TracingBackend(Backend):
                 raise Untraceable("a loop's item index was passed to a backend function")
         result = fn(*concrete(args))
         if not (fresh or _has_sym(args)):
+            if getattr(result, "shape", None) is not None:
+                self.recipes[id(result)] = (result, fn, args)  # (how a folded constant was made)
             return result
         if _is_object(result):
             if _has_sym(args):
@@ -435,14 +439,30 @@ _SHAPE_FROM_DATA = {"compact", "select_items", "nonzero", "unique", "repeat"}
 _HANDLED = set(vars(TracingBackend)) | {"elementwise", "loop", "scan"}
 
 
+_KEYWORD_CALLS: dict[tuple, Callable] = {}
+
+
+def _with_keywords(fn: Callable, keys: tuple) -> Callable:
+    """``fn`` taking its keyword arguments ``keys`` last, positionally (one function per ``fn`` and
+    ``keys``: recordings of the same calls compare equal)."""
+    call = _KEYWORD_CALLS.get((fn, keys))
+    if call is None:
+        def call(*a):
+            cut = len(a) - len(keys)
+            return fn(*a[:cut], **dict(zip(keys, a[cut:])))
+
+        call.__name__ = getattr(fn, "__name__", "call")
+        _KEYWORD_CALLS[(fn, keys)] = call
+    return call
+
+
 def _forwarder(name: str):
     guard = name in _SHAPE_FROM_DATA
 
     def forward(self, *args, **kwargs):
         fn = getattr(self.inner, name)
         if kwargs:
-            keys = tuple(kwargs)
-            call = (lambda f, ks: lambda *a: f(*a[: len(a) - len(ks)], **dict(zip(ks, a[len(a) - len(ks):]))))(fn, keys)
+            call = _with_keywords(fn, tuple(kwargs))
             return self.call(name, call, args + tuple(kwargs.values()), shape_guard=guard)
         return self.call(name, fn, args, shape_guard=guard)
 

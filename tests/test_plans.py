@@ -295,3 +295,28 @@ def test_plans_in_several_threads_at_once():
     for t in threads:
         t.join()
     assert errors == []
+
+
+# --- remora eval --plan -------------------------------------------------------------------------
+
+
+def test_eval_plan_prints_each_forms_array_calls_with_their_shapes(tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import subprocess_env
+
+    program = tmp_path / "p.rem"
+    program.write_text("(define xs [1.0 2.0 3.0])\n(* xs xs)\n"
+                       "(fold (λ ((a (Arr Float (Shp))) (b (Arr Float (Shp)))) (+ a b)) 0.0 xs)\n"
+                       "(unbox (k v (read-nums)) (length v))\n")
+    r = subprocess.run([sys.executable, "-m", "remora", "eval", "--plan", str(program)], input="4 5",
+                       capture_output=True, text=True, env=subprocess_env(), timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert f";; {program}:2:1: plan" in out and "def plan(G, L):" in out
+    assert "float64 (3,)" in out  # each call's result: dtype and shape
+    assert "[1.0 4.0 9.0]" in out and "6.0" in out  # the values are printed as usual
+    assert "xp.loop(3, step_" in out  # the fold's step, planned once
+    assert f";; {program}:4:1: evaluated dynamically (`read-nums` has an effect)" in out
+    assert out.rstrip().endswith("2")

@@ -122,7 +122,7 @@ def call_text(step: Step, src: Source, scope: set) -> str:
                 return f"({literal(args[0], src, scope)} {op} {literal(args[1], src, scope)})"
             return f"({op}{literal(args[0], src, scope)})"
     else:
-        callee = src.constant(fn, "f")
+        callee = src.constant(fn, f"{label}_")
     return f"{callee}(" + ", ".join(literal(a, src, scope) for a in args) + ")"
 
 

@@ -126,6 +126,8 @@ def _output(xp, value) -> np.ndarray:
     """A fresh, writeable NumPy array the caller owns, boxes included: engine results may be views
     or broadcasts of inputs, of definitions, of literal constants or of cached values, and boxes
     hold such arrays too.  Nothing the caller does to the result may reach any of those."""
+    if type(value) is np.ndarray and not value.dtype.hasobject:  # (the usual case, quickly)
+        return value.copy()
     out = np.array(xp.to_numpy(value), copy=True)
     if out.dtype == object:
         atoms = out.reshape(-1)  # a view: writing to it writes into ``out``

@@ -224,7 +224,8 @@ class PlanCache:
     def run(self, key: Any, G: dict, L: dict, trace: Callable[[], tuple], dynamic: Callable[[], Any]):
         """The value of the form ``key`` stands for: replayed from a plan that fits, or traced
         (``trace()`` gives (value, plan)), or — if it cannot be planned — ``dynamic()``."""
-        variants = self._variants(key)
+        entry = self._plans.get(id(key))
+        variants = entry[1] if entry is not None and entry[0]() is key else ()
         if variants is None:
             self.stats["dynamic"] += 1
             return dynamic()

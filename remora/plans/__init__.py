@@ -239,8 +239,8 @@ class PlanCache:
             return value
         try:
             value, plan = trace()
-        except Untraceable as why:
-            self.last_refusal = str(why)
+        except (Untraceable, RecursionError) as why:  # (tracing takes more stack than evaluating)
+            self.last_refusal = str(why) if isinstance(why, Untraceable) else "too deep to trace"
             self._store(key, None)
             self.stats["dynamic"] += 1
             return dynamic()

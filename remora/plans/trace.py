@@ -282,8 +282,8 @@ class TracingBackend(Backend):
                 raise Untraceable("a loop's item index was passed to a backend function")
         result = fn(*concrete(args))
         if not (fresh or _has_sym(args)):
-            if getattr(result, "shape", None) is not None:
-                self.recipes[id(result)] = (result, fn, args)  # (how a folded constant was made)
+            if getattr(result, "shape", None) is not None and not any(a is result for a in args):
+                self.recipes.setdefault(id(result), (result, fn, args))  # (how a folded constant was made)
             return result
         if _is_object(result):
             if _has_sym(args):

@@ -151,6 +151,15 @@ def test_filter_results_specialise_on_the_count_they_find():
         assert remora.evaluate(source, bs=np.array(bs), xs=xs).item() == expected
 
 
+def test_a_form_whose_data_decides_differently_every_time_runs_dynamically():
+    source = "(unbox (k v (iota/v n)) (reduce + (append [0] v)))"
+    for n in range(12):
+        assert remora.evaluate(source, n=n).item() == n * (n - 1) // 2
+    before = _stats()
+    assert remora.evaluate(source, n=20).item() == 190
+    assert _delta(before)["dynamic"] == 1 and _delta(before)["traced"] == 0
+
+
 def test_ragged_and_uniform_boxes_through_plans():
     f = remora.function("(λ ((n (Arr Int (Shp)))) (unbox (k v (iota/v n)) (reduce + (append [0] v))))")
     assert f(np.array([1, 2, 3])).tolist() == [0, 1, 3]  # ragged: a different length per box

@@ -237,6 +237,11 @@ class PlanCache:
                 continue
             self.stats["replayed"] += 1
             return value
+        if len(variants) >= self.VARIANTS:  # its decisions follow the data: not worth planning
+            self.last_refusal = f"the data decided differently {self.VARIANTS} times"
+            self._store(key, None)
+            self.stats["dynamic"] += 1
+            return dynamic()
         try:
             value, plan = trace()
         except (Untraceable, RecursionError) as why:  # (tracing takes more stack than evaluating)

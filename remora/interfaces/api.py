@@ -41,7 +41,7 @@ from ..statics.primitive_types import primitive_type
 from ..statics.typed import TyDefine, form_type
 from ..statics.types import TArr, TForall, TFun, TPi, TSigma, Type, prune
 from ..dynamics.values import BoxValue, type_of_array
-from ..plans import PLANS, record
+from ..plans import PLANS, Miss, record
 
 __all__ = ["check", "evaluate", "function", "register", "Function", "BoxValue"]
 
@@ -296,6 +296,8 @@ class Function:
         self._span = last.span if not isinstance(last, TyDefine) else last.value.span
         self._session.bind("%function", self._value, self.type)
         self._calls: dict[tuple, Any] = {}
+        #: by signature, the plan of the application that ran last (tried first)
+        self._plans: dict[tuple, Any] = {}
         #: the checker is one per Function: new signatures are checked one at a time
         self._checking = threading.Lock()
 
@@ -316,8 +318,19 @@ class Function:
         engine = self._session.engine
         xp = engine.xp
         env = dict(zip(_ARGUMENTS, map(xp.from_numpy, arrays)))
-        return _output(xp, PLANS.run(app, engine.globals, env, lambda: _traced(engine, app, env),
-                                     lambda: _dynamic(engine, app, env)))
+        plan = self._plans.get(key)
+        if plan is not None:  # the plan that fitted last time: straight to it
+            try:
+                value = plan.run(engine.globals, env)
+            except Miss:
+                pass
+            else:
+                PLANS.stats["replayed"] += 1
+                return _output(xp, value)
+        value = PLANS.run(app, engine.globals, env, lambda: _traced(engine, app, env), lambda: _dynamic(engine, app, env))
+        kept = PLANS.plans(app)
+        self._plans[key] = kept[-1] if kept else None
+        return _output(xp, value)
 
     def _application(self, arrays: list[np.ndarray]):
         """The erased application of this function to arguments of these types (checked once)."""

@@ -29,7 +29,7 @@ class Prepared:
     inputs: dict[str, np.ndarray]  # by the key each input was declared under
     check_seconds: float
 
-    def engine(self, name: str = "frames"):
+    def engine(self, name: str = "plans"):
         """A fresh engine with the prelude and the inputs loaded (not part of any timing)."""
         from remora.interfaces.session import load_prelude, make_engine
         from remora.dynamics.runtime import RunConfig
@@ -40,7 +40,7 @@ class Prepared:
         eng.globals.update(self.inputs)
         return eng
 
-    def runner(self, name: str = "frames") -> Callable[[], np.ndarray]:
+    def runner(self, name: str = "plans") -> Callable[[], np.ndarray]:
         """A function evaluating the program's forms (what the benchmarks time)."""
         eng = self.engine(name)
 
@@ -52,7 +52,7 @@ class Prepared:
 
         return run
 
-    def run(self, name: str = "frames") -> np.ndarray:
+    def run(self, name: str = "plans") -> np.ndarray:
         return self.runner(name)()
 
 

@@ -402,6 +402,23 @@ def _triangular_numpy(mat, vec):
     return np.add.reduceat(mat[rows, cols] * vec[cols], starts)
 
 
+FOLD_LAMBDA = """
+(fold (λ ((x (Arr Float (Shp))) (acc (Arr Float (Shp)))) (+ (* acc 0.5) x)) 0.0 xs)
+"""  # a λ folded over n scalar items: the loop's step is planned once and replayed n times
+
+
+def _fold_inputs(n: int) -> dict:
+    return {"xs": _rng(11).standard_normal(n)}
+
+
+def _fold_numpy(xs):
+    """What a NumPy user writes for a sequential recurrence: a Python loop of NumPy scalar operations."""
+    acc = np.float64(0.0)
+    for i in range(len(xs) - 1, -1, -1):
+        acc = acc * 0.5 + xs[i]
+    return acc
+
+
 WORKLOADS: list[Workload] = [
     Workload("dot products", DOT, _dot_inputs, lambda a, b: np.einsum("ij,ij->i", a, b),
              1_000, 1_000_000, (10**3, 10**4, 10**5, 10**6), ref=100_000),
@@ -428,4 +445,6 @@ WORKLOADS: list[Workload] = [
              1_000, 1_000_000, (10**3, 10**4, 10**5, 10**6), ref=100_000),
     Workload("triangular mat-vec", TRIANGULAR, _triangular_inputs, _triangular_numpy,
              64, 4_000, (64, 256, 1000, 2000, 4000), ref=447),
+    Workload("fold of a λ", FOLD_LAMBDA, _fold_inputs, _fold_numpy,
+             1_000, 1_000_000, (10**3, 10**4, 10**5, 10**6), ref=10_000),
 ]

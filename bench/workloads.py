@@ -1,6 +1,6 @@
-"""``python -m bench [--quick | --sweep] [--reference] [--only NAME ...] [--write FILE]``
+"""``python -m bench [--quick | --sweep | --smallest] [--engine plans|frames] [--reference] [--only NAME ...] [--write FILE]``
 
-For each workload of ``bench/programs.py``: run the Remora program (whole-frame engine) and
+For each workload of ``bench/programs.py``: run the Remora program (plans, by default) and
 the idiomatic NumPy version side by side in this process, check that they agree, and print
 the Remora evaluation time, the check+erase time, the NumPy time, their ratio, and the peak
 memory of each.  Method as in ../shared/notes.md §6: minimum of at least 5 runs with the
@@ -9,6 +9,8 @@ garbage collector off; memory by tracemalloc in a separate run.
 - default: the large size of each workload (NumPy ≈ 0.1–1 s);
 - ``--quick``: the small sizes, correctness only (well under a minute; CI runs it);
 - ``--sweep``: every size of each workload's geometric sweep, to see the ratio as size grows;
+- ``--smallest``: the smallest size of each sweep (where interpretation overhead shows most);
+- ``--engine frames``: time the whole-frame engine without plans (the default is plans);
 - ``--reference``: also time the reference engine against the default engine, each workload at
   the size where the frame it maps over has about 10⁵ cells.
 """
@@ -38,12 +40,12 @@ def agree(got, want, rtol: float) -> bool:
     return bool(np.array_equal(got, want))
 
 
-def measure(w: Workload, n: int, timing: bool, repeat: int = 5) -> dict:
+def measure(w: Workload, n: int, timing: bool, repeat: int = 5, engine: str = "plans") -> dict:
     inputs = w.inputs(n)
     start = time.perf_counter()
     prepared = prepare(w.source, **inputs)
     check = time.perf_counter() - start
-    run = prepared.runner("frames")
+    run = prepared.runner(engine)
     got, want = run(), w.numpy(**inputs)
     if not agree(got, want, w.rtol):
         raise AssertionError(f"{w.name} at n={n}: Remora and NumPy disagree")
@@ -94,7 +96,7 @@ def reference_rows(selected: list[Workload], budget: float = REFERENCE_BUDGET) -
     for w in selected:
         n = w.ref
         prepared = prepare(w.source, **w.inputs(n))
-        fast = best_time(prepared.runner("frames"), 3)
+        fast = best_time(prepared.runner("plans"), 3)
         slow = _timed_in_child(prepared.runner("reference"), budget)
         if slow is None:
             ref, speed = f"> {budget * 1e3:.0f}", f"> {budget / fast:.0f}×"
@@ -137,6 +139,9 @@ def main(argv: list[str]) -> int:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="small sizes, correctness only")
     mode.add_argument("--sweep", action="store_true", help="every size of each workload's sweep")
+    mode.add_argument("--smallest", action="store_true", help="each workload at the smallest size of its sweep")
+    parser.add_argument("--engine", default="plans", choices=["plans", "frames"],
+                        help="plans (default) or the whole-frame engine without plans, to compare")
     parser.add_argument("--reference", action="store_true", help="also compare with the reference engine")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these workloads")
     parser.add_argument("--write", metavar="FILE", help="also write the tables as Markdown to FILE")
@@ -146,14 +151,17 @@ def main(argv: list[str]) -> int:
     print("\n".join(lines), flush=True)
     rows = []
     for w in selected:
-        sizes = [w.quick] if args.quick else list(w.sweep) if args.sweep else [w.large]
+        sizes = [w.quick] if args.quick else list(w.sweep) if args.sweep else [w.sweep[0]] if args.smallest \
+            else [w.large]
         for n in sizes:
-            row = measure(w, n, timing=not args.quick)
+            row = measure(w, n, timing=not args.quick, engine=args.engine)
             rows.append(row)
             lines.append(format_row(row))
             print(lines[-1], flush=True)
     if not args.quick:
         ratios = [r["ratio"] for r in rows if "ratio" in r and (args.sweep is False or r["n"] == _largest(r["name"]))]
+        if args.smallest:
+            ratios = [r["ratio"] for r in rows if "ratio" in r]
         if ratios:
             summary = f"median ratio {statistics.median(ratios):.2f}×, largest {max(ratios):.2f}×"
             lines.append(summary)

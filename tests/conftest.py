@@ -67,7 +67,7 @@ def _static_agrees(value, typ) -> None:
     assert np.asarray(value).dtype == expected, f"value dtype {np.asarray(value).dtype} but type says {t}"
 
 
-def run_program(source: str, engine: str = "frames", stdin: str = "") -> list[tuple[str, object]]:
+def run_program(source: str, engine: str = "plans", stdin: str = "") -> list[tuple[str, object]]:
     """(printed value, raw value) for every expression form, on one engine."""
     import io
 
@@ -80,15 +80,32 @@ def run_program(source: str, engine: str = "frames", stdin: str = "") -> list[tu
     for form, value in session.run_text(source, "<test>"):
         _static_agrees(value, form_type(form))
         if isinstance(form, TyExprForm):
-            out.append((show_result(form, value), value))
+            shown = show_result(form, value)
+            if engine == "plans":
+                _replay_agrees(session, form, shown)
+            out.append((shown, value))
     return out
+
+
+def _replay_agrees(session, form, shown: str) -> None:
+    """A planned expression evaluated again replays its plan: the same value as the trace gave."""
+    from remora.interfaces.session import show_result
+    from remora.plans import PLANS
+
+    erased = session.last_erased
+    if PLANS.plans(erased):
+        before = PLANS.stats["replayed"]
+        again = session.engine.eval_form(erased)
+        assert PLANS.stats["replayed"] > before or PLANS.plans(erased) == [], "the plan was not replayed"
+        _static_agrees(again, form_type(form))
+        assert show_result(form, again) == shown, "a plan's replay disagrees with its trace"
 
 
 def eval_values(source: str, stdin: str = "") -> list[str]:
     """The printed values of every expression form, after checking both engines agree on them."""
     from remora.dynamics.values import arrays_equal
 
-    fast = run_program(source, "frames", stdin)
+    fast = run_program(source, "plans", stdin)
     slow = run_program(source, "reference", stdin)
     assert [p for p, _ in fast] == [p for p, _ in slow], "engines disagree"
     for (_, a), (_, b) in zip(fast, slow):
@@ -102,7 +119,7 @@ def eval_value(source: str, stdin: str = "") -> str:
     return eval_values(source, stdin)[-1]
 
 
-def eval_error(source: str, engine: str = "frames", stdin: str = "") -> RemoraError:
+def eval_error(source: str, engine: str = "plans", stdin: str = "") -> RemoraError:
     """The error raised while checking or running ``source`` on ``engine``."""
     with pytest.raises(RemoraError) as info:
         run_program(source, engine, stdin)

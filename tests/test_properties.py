@@ -11,8 +11,8 @@ generated program:
 1. it type-checks, and the type printed for each top-level form is the type it was built to
    have (up to the names of bound variables);
 2. every value has exactly the shape and atom type of its static type (``run_program``);
-3. the default (whole-frame) engine and the reference engine give identical values
-   (``eval_values``);
+3. the default engine (plans, each planned expression replayed once more) and the reference
+   engine give identical values (``eval_values``);
 4. ``remora check --explicit`` prints a program that checks to the same types and evaluates to
    the same values.
 
@@ -91,7 +91,7 @@ def has_intended_types(prog: Program) -> list[str]:
 
 def values_agree_with_types(prog: Program) -> None:
     """Property 2, on the default engine (run_program compares each value with its type)."""
-    run_program(prog.source, "frames")
+    run_program(prog.source, "plans")
 
 
 def engines_agree(prog: Program) -> list[str]:

@@ -172,6 +172,13 @@ class Backend:
         """A context manager under which floating-point warnings are not reported."""
         raise NotImplementedError
 
+    def specialise(self, name: str, args: tuple) -> Callable[..., Array]:
+        """The function a plan calls for the operation ``name`` on arguments like ``args`` (their
+        values when the plan was made: what a plan fixes — dtypes, shapes, the Python arguments —
+        is theirs).  By default the operation itself; a backend may give a faster function that
+        is right for exactly such arguments (one without the checks those facts settle)."""
+        return getattr(self, name)
+
     # --- structure (also on host object arrays) ---------------------------------------------
 
     def reshape(self, x: Array, shape: tuple) -> Array:

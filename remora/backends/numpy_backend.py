@@ -65,6 +65,52 @@ def _pow(a, b):
 _POWER = _frame_independent(np.power)
 
 
+#: the ufunc behind each elementwise function that differs from it only on 0-d arguments
+_PLAIN = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.true_divide,
+    "minimum": np.minimum, "maximum": np.maximum, "negative": np.negative, "abs": np.abs,
+    "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "sin": np.sin, "cos": np.cos, "tan": np.tan,
+    "atan": np.arctan, "floor": np.floor, "ceil": np.ceil, "round": np.rint, "trunc": np.trunc,
+    "equal": np.equal, "not_equal": np.not_equal, "less": np.less, "less_equal": np.less_equal,
+    "greater": np.greater, "greater_equal": np.greater_equal, "logical_and": np.logical_and,
+    "logical_or": np.logical_or, "logical_xor": np.logical_xor, "logical_not": np.logical_not,
+}
+
+
+#: the elementwise functions whose every result IEEE 754 (or exact arithmetic) fixes: NumPy's 0-d
+#: loops cannot round them differently from its array loops
+_CORRECTLY_ROUNDED = {
+    "add", "subtract", "multiply", "divide", "minimum", "maximum", "negative", "abs", "sqrt", "floor",
+    "ceil", "round", "trunc", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "logical_and", "logical_or", "logical_xor", "logical_not",
+}
+
+
+def _on_scalars(fn, operator: str):
+    """``fn`` for a plan's 0-d Float operands, which it may hold as NumPy scalars: Python's
+    operators on ``numpy.float64`` are IEEE's operations, without a ufunc's dispatch (a plan may
+    write the ``operator`` in place of the call)."""
+    fn.scalars = True
+    fn.operator = operator
+    return fn
+
+
+#: 0-d Float arithmetic a plan does on NumPy scalars (each exactly the ufunc's IEEE result)
+_SCALAR_FLOAT = {
+    "add": _on_scalars(lambda a, b: a + b, "+"),
+    "subtract": _on_scalars(lambda a, b: a - b, "-"),
+    "multiply": _on_scalars(lambda a, b: a * b, "*"),
+    "divide": _on_scalars(lambda a, b: a / b, "/"),
+    "negative": _on_scalars(lambda a: -a, "-"),
+    "less": _on_scalars(lambda a, b: a < b, "<"),
+    "less_equal": _on_scalars(lambda a, b: a <= b, "<="),
+    "greater": _on_scalars(lambda a, b: a > b, ">"),
+    "greater_equal": _on_scalars(lambda a, b: a >= b, ">="),
+    "equal": _on_scalars(lambda a, b: a == b, "=="),
+    "not_equal": _on_scalars(lambda a, b: a != b, "!="),
+}
+
+
 class NumpyBackend(Backend):
     """Atom data as ``numpy.ndarray`` s of ``int64``, ``float64`` and ``bool``."""
 
@@ -115,6 +161,27 @@ class NumpyBackend(Backend):
 
     def quiet(self):
         return np.errstate(all="ignore")
+
+    def specialise(self, name: str, args: tuple):
+        """Without the run-time tests a plan's fixed dtypes and shapes settle: an elementwise
+        function on arrays that are not all 0-d is the ufunc itself, a reduction the ufunc's."""
+        ufunc = _PLAIN.get(name)
+        if ufunc is not None and all(isinstance(a, np.ndarray) for a in args):
+            if any(a.ndim for a in args):
+                return ufunc
+            if name in _SCALAR_FLOAT and all(a.dtype.kind == "f" for a in args):
+                return _SCALAR_FLOAT[name]  # (on NumPy scalars: plans keep 0-d Floats as scalars)
+            if name in _CORRECTLY_ROUNDED:  # the 0-d loop gives these the same atoms: IEEE fixes them
+                return lambda *a: np.asarray(ufunc(*a))
+        if name == "reduce" and len(args) == 3 and isinstance(args[1], np.ndarray) and args[0] in UFUNCS:
+            op, x, axis = args
+            reduce = UFUNCS[op].reduce
+            if x.dtype.kind == "f" and op in ("add", "multiply"):
+                if axis == x.ndim - 1:
+                    return lambda op, x, axis: reduce(np.ascontiguousarray(x), axis=-1)
+                return getattr(self, name)
+            return lambda op, x, axis: reduce(x, axis=axis)
+        return getattr(self, name)
 
     # --- structure ------------------------------------------------------------------------------
     # (NumPy's own functions where their signatures are the array API's: no extra call on the

@@ -33,7 +33,7 @@ from .. import backends
 from ..backends.base import OBJECT, Backend
 from ..backends.numpy_backend import DTYPES, REP_OF_DTYPE
 from ..front import syntax as S
-from .session import EVALUATION_RECURSION_LIMIT, Session, deep_recursion
+from .session import EVALUATION_RECURSION_LIMIT, Session, deep_recursion, make_engine, prelude_values
 from ..erasure.erase import erase, erase_form
 from ..errors import RemoraError, RemoraTypeError, Source, Span
 from ..primitives.registry import PRIMITIVES, Primitive, define
@@ -42,6 +42,7 @@ from ..statics.primitive_types import primitive_type
 from ..statics.typed import TyDefine, form_type
 from ..statics.types import TArr, TForall, TFun, TPi, TSigma, Type, prune
 from ..dynamics.values import BoxValue, type_of_array
+from ..plans import PLANS, Miss, record
 
 __all__ = ["check", "evaluate", "function", "register", "Function", "BoxValue"]
 
@@ -144,7 +145,7 @@ def _output(xp, value) -> Any:
     caller owns, boxes included: engine results may be views or broadcasts of inputs, of
     definitions, of literal constants or of cached values, and boxes hold such arrays too.
     Nothing the caller does to the result may reach any of those."""
-    if not (isinstance(value, np.ndarray) and value.dtype == object):
+    if not (isinstance(value, np.ndarray) and value.dtype.hasobject):  # (the usual case, quickly)
         return xp.to_user(value)
     out = np.array(value, copy=True)
     if out.dtype == object:
@@ -189,10 +190,28 @@ def evaluate(source: str, *, stdin: str = "", backend: str = backends.DEFAULT, *
         raise TypeError(f"remora.evaluate: stdin must be a str (the text read-nums reads), not {type(stdin).__name__}")
     xp = _backend(backend, "remora.evaluate")
     arrays = {k: as_remora_array(k, v, xp=xp) for k, v in inputs.items()}
-    forms, last_type, keys = _checked(source, tuple(sorted((k, *_signature([a])[0]) for k, a in arrays.items())))
+    signature = tuple(sorted((k, *_signature([a])[0]) for k, a in arrays.items()))
+    forms, last_type, keys = _checked(source, signature)
+    if not _planned(backend):
+        return _evaluate_on(backend, forms, last_type, keys, arrays, stdin)
+    program = _Program.of(source, signature, forms, last_type)
+    inputs_by_key = {key: program.xp.from_numpy(arrays[name]) for name, key in keys}
+    return _output(program.xp, program.run(forms, inputs_by_key, stdin))
+
+
+def _planned(backend: str) -> bool:
+    """Whether the API runs plans on ``backend``: NumPy's, yes; another library's specialises in
+    its own way (JAX compiles the evaluation with ``jax.jit``, Dask makes a task graph) and runs
+    the whole-frame engine (decisions.md D47)."""
+    return backend == backends.DEFAULT
+
+
+def _evaluate_on(backend: str, forms: list, last_type: Type, keys: tuple, arrays: dict, stdin: str) -> Any:
+    """``remora.evaluate`` on a backend that is not planned: the forms run in a session of their own."""
     _refuse_functions(last_type, forms[-1].span, "the value of this program",
                       "remora.function(source) gives a Python callable for a function")
-    session = Session(run=RunConfig(stdin=io.StringIO(stdin)), backend=backend)
+    session = Session(engine="frames", run=RunConfig(stdin=io.StringIO(stdin)), backend=backend)
+    xp = session.engine.xp
     for name, key in keys:
         session.supply(key, _engine_array(xp, arrays[name]))
     value = None
@@ -200,6 +219,75 @@ def evaluate(source: str, *, stdin: str = "", backend: str = backends.DEFAULT, *
         for form in forms:
             value = session.engine.eval_form(form)
     return _output(xp, value)
+
+
+class _Globals(dict):
+    """A program's inputs by key, then the prelude's values (read, never copied, per run)."""
+
+    __slots__ = ("prelude",)
+
+    def __missing__(self, key: str):
+        return self.prelude[key]
+
+
+class _Program:
+    """What ``remora.evaluate`` keeps of a program it has seen, per input signature: the plan
+    of the whole program (every form, traced as one), keyed by this object.  An evaluation
+    then costs the plan's array calls, the inputs' conversion and the result's copy."""
+
+    _seen: dict[tuple, "_Program"] = {}
+    _lock = threading.Lock()
+
+    def __init__(self, forms: list, last_type: Type) -> None:
+        _refuse_functions(last_type, forms[-1].span, "the value of this program",
+                          "remora.function(source) gives a Python callable for a function")
+        self.forms = forms
+        self.engine = make_engine("frames", RunConfig(stdin=io.StringIO("")))
+        self.xp = self.engine.xp
+
+    @classmethod
+    def of(cls, source: str, signature: tuple, forms: list, last_type: Type) -> "_Program":
+        """The program of these checked ``forms`` (a plan reads inputs by the keys they were
+        declared under: forms checked again — by another thread, after the check cache forgot
+        them — are another program)."""
+        key = (source, signature)
+        program = cls._seen.get(key)
+        if program is None or program.forms is not forms:
+            with cls._lock:
+                program = cls._seen.get(key)
+                if program is None or program.forms is not forms:
+                    if len(cls._seen) > 256:
+                        cls._seen.clear()
+                    program = cls._seen[key] = cls(forms, last_type)
+        return program
+
+    def run(self, forms: list, inputs: dict, stdin: str):
+        """The value of the last form: replayed, traced, or (effects, …) evaluated dynamically."""
+        G = _Globals(inputs)
+        G.prelude = prelude_values("frames")
+        with self.xp.quiet():
+            return PLANS.run(self, G, {}, lambda: self._trace(forms, G), lambda: self._dynamic(forms, inputs, stdin))
+
+    def _trace(self, forms: list, G: dict):
+        def body(tracing, env):
+            value = None
+            for form in forms:
+                value = tracing.eval_form(form)
+            return value
+
+        with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
+            return record(self.engine, body, {}, {**G.prelude, **G})
+
+    @staticmethod
+    def _dynamic(forms: list, inputs: dict, stdin: str):
+        session = Session(engine="frames", run=RunConfig(stdin=io.StringIO(stdin)))
+        for key, value in inputs.items():
+            session.supply(key, value)
+        value = None
+        with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
+            for form in forms:
+                value = session.engine.eval_form(form)
+        return value
 
 
 def _backend(name: Any, caller: str) -> Backend:
@@ -251,6 +339,7 @@ class Function:
         self.source = source = source_text(source, "remora.function")
         self.backend = backend
         self._xp = _backend(backend, "remora.function")
+        self._planned = _planned(backend)
         self._session = Session(run=RunConfig(stdin=io.StringIO("")), backend=backend)
         typed = self._session.check_text(source, "<function>")
         if not typed:
@@ -264,6 +353,8 @@ class Function:
         self._span = last.span if not isinstance(last, TyDefine) else last.value.span
         self._session.bind("%function", self._value, self.type)
         self._calls: dict[tuple, Any] = {}
+        #: by signature, the plan of the application that ran last (tried first)
+        self._plans: dict[tuple, Any] = {}
         #: the checker is one per Function: new signatures are checked one at a time
         self._checking = threading.Lock()
 
@@ -273,8 +364,9 @@ class Function:
 
     def __call__(self, *args: Any) -> Any:
         xp = self._xp
-        arrays = [as_remora_array(f"argument {i + 1}", a, f"argument {i + 1}", xp) for i, a in enumerate(args)]
-        key = _signature(arrays)
+        arrays = [a if type(a) is np.ndarray and a.dtype in BASE_OF_DTYPE
+                  else as_remora_array(f"argument {i + 1}", a, f"argument {i + 1}", xp) for i, a in enumerate(args)]
+        key = tuple([(a.dtype.char, a.shape) for a in arrays]) if self._planned else _signature(arrays)
         app = self._calls.get(key)
         if app is None:
             with self._checking:
@@ -283,9 +375,24 @@ class Function:
                     app = self._calls[key] = self._application(arrays)
         # The arguments are this call's own environment: the engine is shared by every call.
         engine = self._session.engine
-        env = {name: _engine_array(xp, a) for name, a in zip(_argument_names(len(arrays)), arrays)}
-        with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
-            return _output(engine.xp, engine.value(app, env))
+        if not self._planned:
+            env = {name: _engine_array(xp, a) for name, a in zip(_ARGUMENTS, arrays)}
+            with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
+                return _output(xp, engine.value(app, env))
+        env = dict(zip(_ARGUMENTS, map(xp.from_numpy, arrays)))
+        plan = self._plans.get(key)
+        if plan is not None:  # the plan that fitted last time: straight to it
+            try:
+                value = plan.run(engine.globals, env)
+            except Miss:
+                pass
+            else:
+                PLANS.stats["replayed"] += 1
+                return _output(xp, value)
+        value = PLANS.run(app, engine.globals, env, lambda: _traced(engine, app, env), lambda: _dynamic(engine, app, env))
+        kept = PLANS.plans(app)
+        self._plans[key] = kept[-1] if kept else None
+        return _output(xp, value)
 
     def _application(self, arrays: list[np.ndarray]):
         """The erased application of this function to arguments of these types (checked once)."""
@@ -302,9 +409,25 @@ class Function:
         return erase(typed.expr)  # type: ignore[union-attr]
 
 
+def _traced(engine, app, env: dict):
+    """(value, plan) of the application ``app`` (see :mod:`remora.plans`)."""
+    with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
+        return record(engine, lambda tracing, symbols: tracing.value(app, symbols), env)
+
+
+def _dynamic(engine, app, env: dict):
+    """The application ``app`` evaluated by the dynamic engine (what cannot be planned)."""
+    with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
+        return engine.value(app, env)
+
+
 def _argument_names(count: int) -> list[str]:
     """The names a call's arguments are bound to (``%`` keeps them apart from any Remora name)."""
     return [f"%argument{i + 1}" for i in range(count)]
+
+
+#: the names of a call's arguments, in order (``zip`` takes as many as there are arguments)
+_ARGUMENTS = tuple(_argument_names(256))
 
 
 def function(source: str, backend: str = backends.DEFAULT) -> Function:
@@ -338,6 +461,7 @@ def register(name: str, signature: str, fn: Callable[..., Any], variables: str =
             raise RemoraTypeError(f"`{name}` is defined by the prelude; choose another name", origin="<register>")
         _define(name, signature, fn, sorts, doc)
         _checked.cache_clear()
+        _Program._seen.clear()
 
 
 _REGISTERING = threading.Lock()

@@ -65,8 +65,12 @@ def _parser() -> argparse.ArgumentParser:
                        help="print the program with every inferred t-app/i-app written out")
     ev = sub.add_parser("eval", help="check, then run a program; print the value of each expression")
     _add_source_args(ev)
-    ev.add_argument("--engine", choices=["frames", "reference"], default="frames",
-                    help="whole-frame engine (default) or the paper's step-by-step reference engine")
+    ev.add_argument("--engine", choices=["plans", "frames", "reference"], default="plans",
+                    help="plans (default: each form specialised to its shapes, then run as straight-line "
+                         "array calls), frames (the whole-frame engine, dynamically) or the paper's "
+                         "step-by-step reference engine")
+    ev.add_argument("--plan", action="store_true",
+                    help="print each form's plan (its array calls, with their shapes) before its value")
     ev.add_argument("--trace", action="store_true",
                     help="print every reduction step to standard error (uses the reference engine)")
     ev.add_argument("--erased", action="store_true", help="print the erased program instead of running it")
@@ -264,6 +268,8 @@ def _eval(text: str, name: str, args: argparse.Namespace) -> int:
             return EXIT_OK
         for form in typed:
             value = session.evaluate(form)
+            if args.plan:
+                emit(_plan_text(session, form))
             if isinstance(form, TyExprForm):
                 emit(show_result(form, value))
                 last = value
@@ -281,6 +287,18 @@ def _eval(text: str, name: str, args: argparse.Namespace) -> int:
         report(err.report())
         return EXIT_ERROR
     return EXIT_OK
+
+
+def _plan_text(session, form) -> str:
+    """What ``--plan`` shows for a form just evaluated: its plan's source, or why it has none."""
+    from ..plans import PLANS
+
+    where = f";; {form.span.source.name}:{form.span.line}:{form.span.col}"
+    plans = PLANS.plans(session.last_erased) if session.engine_name == "plans" else []
+    if not plans:
+        why = PLANS.last_refusal if session.engine_name == "plans" else f"the {session.engine_name} engine makes no plans"
+        return f"{where}: evaluated dynamically ({why})"
+    return f"{where}: plan\n" + plans[-1].source.rstrip("\n")
 
 
 def _started() -> None:

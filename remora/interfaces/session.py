@@ -71,20 +71,26 @@ def deep_recursion(span: Span | None = None, limit: int = RECURSION_LIMIT) -> It
 class Session:
     """Checker and evaluator state across top-level forms.
 
-    ``engine`` is ``"frames"`` (the default whole-frame engine) or ``"reference"``
-    (the paper's rules one step at a time); ``backend`` names the array library it runs on
-    (contract §8: ``"numpy"``, the default, or an optional extra's).
+    ``engine`` is ``"plans"`` (the default: each form specialised to its inputs' shapes and
+    replayed, :mod:`remora.plans`), ``"frames"`` (the whole-frame engine, dynamically: the plans'
+    fallback, selectable to compare) or ``"reference"`` (the paper's rules one step at a time);
+    ``backend`` names the array library it runs on (contract §8: ``"numpy"``, the default, or an
+    optional extra's).  Plans are NumPy's specialisation: on another backend ``"plans"`` means
+    the whole-frame engine, which that library specialises its own way (decisions.md D47).
     """
 
-    def __init__(self, engine: str = "frames", run: RunConfig | None = None, prelude: bool = True,
+    def __init__(self, engine: str = "plans", run: RunConfig | None = None, prelude: bool = True,
                  backend: str = backends.DEFAULT) -> None:
         self.checker = Checker()
         self.run = run or RunConfig()
+        if engine == "plans" and backend != backends.DEFAULT:
+            engine = "frames"
+        self.engine_name = engine
         self.engine = make_engine(engine, self.run, backend)
         if prelude:
             bindings, _ = load_prelude()
             self.checker.globals.update(bindings)
-            self.engine.globals.update(prelude_values(engine, backend))
+            self.engine.globals.update(prelude_values("frames" if engine == "plans" else engine, backend))
 
     # --- inputs: names bound before (or between) the forms that use them -----------------
 
@@ -135,8 +141,9 @@ class Session:
 
     def evaluate(self, form: T.TyForm) -> Any:
         """Erase and run one checked form; a definition's value is remembered."""
+        erased = self.last_erased = erase_form(form)
         with deep_recursion(form.span, EVALUATION_RECURSION_LIMIT):
-            return self.engine.eval_form(erase_form(form))
+            return self.engine.eval_form(erased)
 
     def run_text(self, text: str, name: str = "<expr>") -> Iterator[tuple[T.TyForm, Any]]:
         """Check the whole program, then evaluate its forms in order, yielding each value."""
@@ -202,6 +209,9 @@ def prelude_values(engine: str, backend: str = backends.DEFAULT) -> dict:
     """The values of the prelude's definitions on ``engine``, by key: evaluated once per process and
     engine, and shared by every session (they are functions, and arrays made read-only, so no
     session can change what another sees; results handed to users are copies anyway)."""
+    values = _prelude_values.get((engine, backend))
+    if values is not None:  # (the usual case: no lock once they are made)
+        return values
     _, forms = load_prelude()
     with _prelude_lock:
         values = _prelude_values.get((engine, backend))
@@ -226,9 +236,13 @@ def make_engine(name: str, run: RunConfig, backend: str = backends.DEFAULT):
         from ..dynamics.reference import Reference  # (imported by the runs that use it)
 
         return Reference(run, xp)
+    if name == "plans":
+        from ..plans.engine import Planned
+
+        return Planned(run, xp)
     if name == "frames":
         return Frames(run, xp)
-    raise ValueError(f"unknown engine {name!r} (expected 'frames' or 'reference')")
+    raise ValueError(f"unknown engine {name!r} (expected 'plans', 'frames' or 'reference')")
 
 
 def describe_form(form: T.TyForm) -> str:

@@ -1,0 +1,238 @@
+"""A recording as Python source: straight-line backend calls, one line per array operation.
+
+The plan of a form is a generated function ``plan(G, L)`` (``G``: the globals by key, ``L``: the
+locals a call binds) whose body loads and checks its inputs — dtype and shape of every array,
+identity of every function it was specialised to — then makes each recorded backend call on
+Python locals, with the result's dtype and shape in a comment.  It is ``exec``'d once and cached,
+so a call costs one Python call plus the array calls; ``remora eval --plan`` prints this source.
+A loop's step is a nested function the backend's loop kernel calls once per item.
+
+Everything that is not a traced array, a small literal or a loop index is a constant of the
+plan's namespace (``c1``, ``c2``, …): folded arrays, the functions of closures specialised to,
+the error callbacks of run-time checks.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+from .trace import LoopIndex, Miss, Recording, Step, Sym, Untraceable, concrete
+
+_INFIX = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
+          "and": "&", "or": "|", "xor": "^", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+_PREFIX = {"neg": "-", "invert": "~", "abs": "abs"}
+
+
+class Source:
+    """The lines of a plan being written, and the namespace its constants live in."""
+
+    def __init__(self, xp) -> None:
+        self.lines: list[str] = []
+        self.ns: dict[str, Any] = {"xp": xp, "Miss": Miss}
+        self._constants: dict[int, str] = {}
+
+    def constant(self, value: Any, hint: str = "c") -> str:
+        name = self._constants.get(id(value))
+        if name is None or self.ns.get(name) is not value:
+            name = f"{hint}{len(self.ns)}"
+            self.ns[name] = value
+            self._constants[id(value)] = name
+        return name
+
+    def emit(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+def describe(value: Any) -> str:
+    """A value's dtype and shape, for a comment."""
+    shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if shape is None:
+        return type(value).__name__
+    return f"{dtype} {tuple(shape)}"
+
+
+def literal(x: Any, src: Source, scope: set) -> str:
+    """``x`` as a Python expression in the plan (a traced array must be in ``scope``)."""
+    t = type(x)
+    if t is Sym:
+        if x.name not in scope:
+            raise Untraceable("a value of a loop step escaped it")
+        return x.name
+    if t is LoopIndex:
+        return x.code()
+    if x is None or t in (bool, int, str):
+        return repr(x)
+    if t is float and math.isfinite(x):
+        return repr(x)
+    if x is Ellipsis:
+        return "..."
+    if t is slice:
+        return f"slice({literal(x.start, src, scope)}, {literal(x.stop, src, scope)}, {literal(x.step, src, scope)})"
+    if t is tuple:
+        inner = ", ".join(literal(y, src, scope) for y in x)
+        return f"({inner},)" if len(x) == 1 else f"({inner})"
+    if t is list:
+        return "[" + ", ".join(literal(y, src, scope) for y in x) + "]"
+    return src.constant(x)
+
+
+def subscript(key: Any, src: Source, scope: set) -> str:
+    """An indexing key as NumPy subscript syntax (``[:, 3, ...]``)."""
+    parts = key if type(key) is tuple else (key,)
+
+    def one(k):
+        if type(k) is slice:
+            bits = ["" if b is None else literal(b, src, scope) for b in (k.start, k.stop, k.step)]
+            return ":".join(bits[:2]) + (":" + bits[2] if bits[2] else "")
+        return literal(k, src, scope)
+
+    if not parts:
+        return "()"
+    text = ", ".join(one(k) for k in parts)
+    return text + ("," if type(key) is tuple and len(parts) == 1 else "")
+
+
+def call_text(step: Step, src: Source, scope: set) -> str:
+    """The expression that makes ``step``'s call."""
+    label, fn, args = step.label, step.fn, step.args
+    if label == "getitem":
+        key = args[1]
+        if _scalar_item(args[0], key, step.outs):
+            key = key[:-1]  # an atom as a NumPy scalar, which the scalar arithmetic below takes fastest
+        return f"{literal(args[0], src, scope)}[{subscript(key, src, scope)}]"
+    if fn is getattr(operator, label, None) or fn is getattr(operator, label + "_", None):
+        if label in _INFIX:
+            return f"({literal(args[0], src, scope)} {_INFIX[label]} {literal(args[1], src, scope)})"
+        if label in _PREFIX:
+            return f"{_PREFIX[label]}({literal(args[0], src, scope)})"
+    xp = src.ns["xp"]
+    if getattr(xp, label, None) == fn:
+        special = xp.specialise(label, concrete(args))
+        callee = f"xp.{label}" if special == fn else src.constant(special, f"{label}_")
+        if getattr(special, "scalars", False):
+            args = tuple(_as_scalar(a) for a in args)
+            op = special.operator
+            if len(args) == 2:
+                return f"({literal(args[0], src, scope)} {op} {literal(args[1], src, scope)})"
+            return f"({op}{literal(args[0], src, scope)})"
+    else:
+        callee = src.constant(fn, f"{label}_")
+    return f"{callee}(" + ", ".join(literal(a, src, scope) for a in args) + ")"
+
+
+def _scalar_item(source: Any, key: Any, out: Any) -> bool:
+    """Whether ``source[key]`` takes one atom of a numeric array, with a trailing ``...``."""
+    return (type(source) is Sym and type(key) is tuple and len(key) == source.ndim + 1 and key[-1] is Ellipsis
+            and all(type(k) in (int, LoopIndex) for k in key[:-1]) and type(out) is Sym
+            and getattr(out.value, "ndim", None) == 0 and out.value.dtype.kind in "fiub")
+
+
+def _as_scalar(a: Any) -> Any:
+    """A 0-d constant as the NumPy scalar it holds (for the scalar arithmetic of a plan)."""
+    if type(a) is not Sym and getattr(a, "ndim", None) == 0 and getattr(a, "dtype", None) is not None \
+            and a.dtype.kind in "fiub" and hasattr(a, "__array__") and not hasattr(a, "is_integer"):
+        return a[()]
+    return a
+
+
+def emit_steps(steps: list[Step], src: Source, depth: int, scope: set) -> None:
+    """Each step as one line (a loop as its step function, then the kernel call)."""
+    for step in steps:
+        if step.kind == "call":
+            outs = step.outs if type(step.outs) is tuple else (step.outs,)
+            text = call_text(step, src, scope)
+            names = ", ".join(o.name for o in outs) + ("," if len(outs) == 1 and type(step.outs) is tuple else "")
+            src.emit(depth, f"{names} = {text}  # {'; '.join(describe(o.value) for o in outs)}")
+            scope.update(o.name for o in outs)
+            if step.shape_guard:
+                for o in outs:
+                    src.emit(depth, f"if {o.name}.shape != {tuple(o.value.shape)!r}: raise Miss  # shape from data")
+        elif step.kind == "guard":
+            fn = src.constant(step.fn, "f")
+            args = ", ".join(literal(a, src, scope) for a in step.args)
+            expected = literal(step.extra, src, scope) if type(step.extra) in (bool, int) else src.constant(step.extra, "c")
+            src.emit(depth, f"if {fn}({args}) != {expected}: raise Miss  # {step.label} of data")
+        elif step.kind == "setitem":
+            target, key, value = step.args
+            src.emit(depth, f"{literal(target, src, scope)}[{subscript(key, src, scope)}] = {literal(value, src, scope)}")
+        elif step.kind == "require":
+            ok, message, culprits, fail = step.args
+            src.emit(depth, f"xp.require({literal(ok, src, scope)}, {message!r}, "
+                            f"{literal(tuple(culprits), src, scope)}, {src.constant(fail, 'fail')})  # run-time check")
+        elif step.kind == "loop":
+            emit_loop(step, src, depth, scope)
+        else:  # pragma: no cover - every kind is above
+            raise AssertionError(step.kind)
+
+
+def emit_loop(step: Step, src: Source, depth: int, scope: set) -> None:
+    sub, counter, acc, result = step.extra
+    n, init, axis = step.args
+    name = f"step_{counter}"
+    src.emit(depth, f"def {name}({counter}, {acc.name}):  # one item; the accumulator is {describe(acc.value)}")
+    inner = set(scope) | {acc.name}
+    emit_steps(sub.steps, src, depth + 1, inner)
+    src.emit(depth + 1, f"return {literal(result, src, inner)}")
+    out = step.outs
+    tail = f", axis={axis}" if step.label == "scan" else ""
+    src.emit(depth, f"{out.name} = xp.{step.label}({n}, {name}, {literal(init, src, scope)}{tail})  # {describe(out.value)}")
+    scope.add(out.name)
+
+
+def step_function(sub: Recording, counter: str, acc: Sym, result: Any, xp) -> Any:
+    """A loop's step as a callable at trace time: its free traced arrays bound to their values."""
+    src = Source(xp)
+    free: dict[str, Sym] = {}
+    _free_syms(sub.steps, {acc.name}, free)
+    if type(result) is Sym and result.name not in _defined(sub.steps) | {acc.name}:
+        free.setdefault(result.name, result)
+    scope = set(free) | {acc.name}
+    src.emit(0, f"def make({', '.join(free)}):")
+    src.emit(1, f"def step({counter}, {acc.name}):")
+    emit_steps(sub.steps, src, 2, scope)
+    src.emit(2, f"return {literal(result, src, scope)}")
+    src.emit(1, "return step")
+    namespace = dict(src.ns)
+    exec(compile(src.text(), "<remora loop step>", "exec"), namespace)
+    return namespace["make"](*(s.value for s in free.values()))
+
+
+def _defined(steps: list[Step]) -> set:
+    names = set()
+    for step in steps:
+        outs = step.outs if type(step.outs) is tuple else (step.outs,) if step.outs is not None else ()
+        names.update(o.name for o in outs)
+    return names
+
+
+def _free_syms(steps: list[Step], bound: set, free: dict) -> None:
+    bound = set(bound)
+    for step in steps:
+        if step.kind == "loop":
+            sub, _, acc, result = step.extra
+            _walk(step.args, bound, free)
+            _free_syms(sub.steps, bound | {acc.name}, free)
+            inner = bound | {acc.name} | _defined(sub.steps)
+            _walk(result, inner, free)
+        else:
+            _walk(step.args, bound, free)
+        outs = step.outs if type(step.outs) is tuple else (step.outs,) if step.outs is not None else ()
+        bound.update(o.name for o in outs)
+
+
+def _walk(x: Any, bound: set, free: dict) -> None:
+    t = type(x)
+    if t is Sym:
+        if x.name not in bound:
+            free.setdefault(x.name, x)
+    elif t in (tuple, list):
+        for y in x:
+            _walk(y, bound, free)
+    elif t is slice:
+        _walk((x.start, x.stop, x.step), bound, free)

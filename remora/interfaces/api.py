@@ -33,7 +33,7 @@ from .. import backends
 from ..backends.base import OBJECT, Backend
 from ..backends.numpy_backend import DTYPES, REP_OF_DTYPE
 from ..front import syntax as S
-from .session import Session, deep_recursion
+from .session import Session, deep_recursion, make_engine, prelude_values
 from ..erasure.erase import erase, erase_form
 from ..errors import RemoraError, RemoraTypeError, Source, Span
 from ..primitives.registry import PRIMITIVES, Primitive, define
@@ -192,13 +192,20 @@ def evaluate(source: str, *, stdin: str = "", backend: str = backends.DEFAULT, *
     forms, last_type, keys = _checked(source, tuple(sorted((k, *_signature([a])[0]) for k, a in arrays.items())))
     _refuse_functions(last_type, forms[-1].span, "the value of this program",
                       "remora.function(source) gives a Python callable for a function")
-    session = Session(run=RunConfig(stdin=io.StringIO(stdin)), backend=backend)
-    for name, key in keys:
-        session.supply(key, _engine_array(xp, arrays[name]))
-    value = None
-    with deep_recursion():
+
+    def run(values: dict) -> Any:
+        """The whole program as a function of its inputs (compiled as one, on a compiling backend)."""
+        engine = make_engine("frames", RunConfig(stdin=io.StringIO(stdin)), backend)
+        engine.globals.update(prelude_values("frames", backend))
+        for name, key in keys:
+            engine.globals[key] = values[name]
+        value = None
         for form in forms:
-            value = session.engine.eval_form(form)
+            value = engine.eval_form(form)
+        return value
+
+    with deep_recursion():
+        value = xp.compile(forms[-1], run, {name: _engine_array(xp, a) for name, a in arrays.items()})
     return _output(xp, value)
 
 
@@ -285,7 +292,9 @@ class Function:
         engine = self._session.engine
         env = {name: _engine_array(xp, a) for name, a in zip(_argument_names(len(arrays)), arrays)}
         with deep_recursion():
-            return _output(engine.xp, engine.value(app, env))
+            # (one compiled function per argument signature on a compiling backend: ``app`` is
+            # this signature's own node)
+            return _output(engine.xp, xp.compile(app, lambda values: engine.value(app, values), env))
 
     def _application(self, arrays: list[np.ndarray]):
         """The erased application of this function to arguments of these types (checked once)."""

@@ -337,6 +337,11 @@ class Backend:
 
     # --- control ---------------------------------------------------------------------------------
 
+    def loop_items(self, x: Array) -> Array:
+        """``x`` as an array whose items a :meth:`loop` or :meth:`scan` step can take by its
+        counter (which a tracing backend makes a traced value): ``x`` itself, but for that."""
+        return x
+
     def loop(self, n: int, step: Callable[[int, Any], Any], init: Any) -> Any:
         """``acc = init; for i in 0 … n−1: acc = step(i, acc)``; the final ``acc`` (a fold over
         items: a tracing backend makes it one compiled loop)."""

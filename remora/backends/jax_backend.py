@@ -25,6 +25,7 @@ keeps whatever configuration it has.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import threading
 from typing import Any, Callable, Sequence
@@ -37,6 +38,7 @@ from jax.experimental import checkify
 
 from . import host
 from .base import OBJECT, Backend, NodeTable
+from .numpy_backend import NumpyBackend
 
 DTYPES = {
     "Int": np.dtype(np.int64),
@@ -96,20 +98,15 @@ class _Tracing(threading.local):
     depth = 0
 
 
-class JaxBackend(Backend):
-    """Atom data as ``jax.Array`` s of ``int64``, ``float64`` and ``bool``."""
+class JaxOps(Backend):
+    """The operations as ``jax.numpy`` / ``jax.lax`` calls, on ``jax.Array`` s (and tracers) of
+    ``int64``, ``float64`` and ``bool``; host object arrays take NumPy's path."""
 
     name = "jax"
-    compiles = True
 
     def __init__(self) -> None:
         super().__init__()
         self._tracing = _Tracing()
-        #: compiled evaluations: key (an erased node) → {input signature → jitted function or EAGER}
-        self._compiled = NodeTable()
-        #: how many evaluations have been traced for compilation (a hook for tests and benchmarks)
-        self.traces = 0
-        self._lock = threading.Lock()
 
     # --- representations and conversions ---------------------------------------------------
 
@@ -178,7 +175,7 @@ class JaxBackend(Backend):
     # --- structure (host object arrays take NumPy's path) -------------------------------------
 
     def reshape(self, x, shape: tuple):
-        return x.reshape(shape)
+        return x.reshape(shape) if _is_host(x) else jnp.reshape(x, shape)
 
     def broadcast_to(self, x, shape: tuple):
         return np.broadcast_to(x, shape) if _is_host(x) else jnp.broadcast_to(x, shape)
@@ -322,13 +319,13 @@ class JaxBackend(Backend):
         return jnp.nonzero(x)
 
     def gather(self, x, indices):
-        return x[np.asarray(indices)] if _is_host(x) else x[indices]
+        return x[np.asarray(indices)] if _is_host(x) else jnp.asarray(x)[indices]
 
     def scatter(self, x, indices, values):
         if _is_host(x):
             x[np.asarray(indices)] = values
             return x
-        return x.at[indices].set(values)
+        return jnp.asarray(x).at[indices].set(values)
 
     def repeat(self, x, counts, axis: int = 0):
         if _is_host(x):
@@ -362,6 +359,121 @@ class JaxBackend(Backend):
         if a.dtype.kind == "f":
             return bool(np.array_equal(a, b, equal_nan=True)) and bool(np.all(np.signbit(a) == np.signbit(b)))
         return bool(np.array_equal(a, b))
+
+
+
+def _like(out, init):
+    """A loop step's result with the accumulator's shape and dtype (a lifted result may be a
+    broadcast, or weakly typed)."""
+    out = jnp.asarray(out)
+    if out.shape != init.shape:
+        out = jnp.broadcast_to(out, init.shape)
+    return out.astype(init.dtype) if out.dtype != init.dtype else out
+
+
+#: the two halves: NumPy's operations (eager) and JAX's (traced)
+NUMPY = NumpyBackend()
+JNP = JaxOps()
+#: The operations every JaxBackend method dispatches between: NumPy's when running eagerly,
+#: JAX's while tracing.
+DISPATCHED = (
+    "asarray empty full arange broadcast_to concat stack moveaxis permute_dims flip roll take "
+    "take_along_axis where astype add subtract multiply divide floor_divide remainder minimum maximum "
+    "negative abs pow sqrt exp log sin cos tan atan floor ceil round trunc isfinite equal not_equal less "
+    "less_equal greater greater_equal logical_and logical_or logical_xor logical_not sum max min any all "
+    "cumulative_sum reduce accumulate segment_reduce vecdot matmul unravel_index nonzero gather scatter "
+    "repeat resize select_items unique argsort searchsorted array_equal reshape expand_dims"
+).split()
+
+
+def _dispatcher(name: str):
+    eager, traced = getattr(NUMPY, name), getattr(JNP, name)
+
+    def op(self, *args, **kwargs):
+        if not self._tracing.depth:
+            return eager(*args, **kwargs)
+        if any(_is_tracer(a) or (type(a) in (list, tuple) and any(map(_is_tracer, a))) for a in args):
+            return traced(*args, **kwargs)
+        # What is known while tracing (the program's constants, and what follows from them
+        # alone) stays known: computed now, on the host — a count or a length that decides a
+        # shape (``iterate``'s, ``iota/v``'s) is then one, as it is eagerly.  (A concrete JAX
+        # array would not do: under ``jit`` every operation on it, ``n >= 0`` included, is staged.)
+        return eager(*args, **kwargs)
+
+    op.__name__ = name
+    op.__doc__ = f"NumPy's ``{name}`` eagerly, JAX's while tracing."
+    return op
+
+
+class JaxBackend(NumpyBackend):
+    """The backend called ``jax``: evaluations compiled by :meth:`compile`.
+
+    Compiled code is JAX's (:class:`JaxOps`, on the device JAX chooses: a GPU where JAX has
+    one).  What cannot be compiled — a shape that depends on data, an effect, a result holding
+    boxes — runs outside the compiled part, eagerly, with the NumPy backend's operations on the
+    host (an eager JAX call per operation would compile every operation anew for every shape a
+    ragged value brings); its results are handed back as JAX arrays like any other."""
+
+    name = "jax"
+    compiles = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._tracing = JNP._tracing  # (one flag: the same thread traces through both)
+        #: compiled evaluations: key (an erased node) → {input signature → jitted function or EAGER}
+        self._compiled = NodeTable()
+        #: how many evaluations have been traced for compilation (a hook for tests and benchmarks)
+        self.traces = 0
+        #: why the latest evaluations that could not be compiled run eagerly (the last 100)
+        self.fallbacks: collections.deque[str] = collections.deque(maxlen=100)
+        self._lock = threading.Lock()
+
+    for _name in DISPATCHED:
+        locals()[_name] = _dispatcher(_name)
+    del _name
+
+    def owns(self, x: Any) -> bool:
+        return isinstance(x, (np.ndarray, jax.Array))
+
+    def rep(self, x) -> str:
+        return REP_OF_DTYPE[np.dtype(x.dtype)]
+
+    def itemsize(self, x) -> int:
+        return np.dtype(x.dtype).itemsize
+
+    def loop_items(self, x):
+        if self._tracing.depth and isinstance(x, np.ndarray) and x.dtype != object:
+            return jnp.asarray(x)  # (a host array cannot be indexed by the traced loop counter)
+        return x
+
+    def read_only(self, x):
+        return super().read_only(x) if isinstance(x, np.ndarray) else x
+
+    def compact(self, x):
+        return super().compact(x) if isinstance(x, np.ndarray) else x
+
+    def contiguous(self, x):
+        return super().contiguous(x) if isinstance(x, np.ndarray) else x
+
+    def to_host(self, x) -> Any:
+        return np.asarray(x).tolist()
+
+    def to_numpy(self, x) -> np.ndarray:
+        return np.asarray(x)
+
+    def from_user(self, x: Any):
+        return x if isinstance(x, jax.Array) else None
+
+    def to_user(self, x):
+        if isinstance(x, jax.Array):
+            return x
+        with _x64():
+            return jnp.asarray(x)
+
+    @contextlib.contextmanager
+    def quiet(self):
+        with np.errstate(all="ignore"), _x64():
+            yield
 
     # --- control: compiled loops and checks ------------------------------------------------------
 
@@ -404,9 +516,9 @@ class JaxBackend(Backend):
             raise Untraceable(construct)
 
     def compile(self, key: Any, run: Callable[[dict], Any], inputs: dict) -> Any:
-        """``run(inputs)``, through one ``jax.jit`` function per input signature of ``key``."""
-        with _x64():
-            inputs = {name: self.from_numpy(a) if isinstance(a, np.ndarray) else a for name, a in inputs.items()}
+        """``run(inputs)``, through one ``jax.jit`` function per input signature of ``key``; where
+        that cannot be, ``run`` eagerly on the host (see the class)."""
+        with self.quiet():
             table = self._compiled.get(key)
             if table is None:
                 with self._lock:
@@ -417,22 +529,26 @@ class JaxBackend(Backend):
             signature = tuple(sorted((name, np.dtype(a.dtype).str, tuple(a.shape)) for name, a in inputs.items()))
             compiled = table.get(signature)
             if compiled is EAGER:
-                return run(inputs)
+                return self._eager(run, inputs)
             if compiled is None:
                 compiled = table[signature] = jax.jit(checkify.checkify(self._traced(run), errors=checkify.user_checks))
             try:
                 error, out = compiled(inputs)
-            except (jax.errors.JAXTypeError, Untraceable):
-                table[signature] = EAGER  # a shape that depends on data, an effect, boxes: eagerly
-                return run(inputs)
-            except Exception:
-                # Anything else raised while tracing (a located error on a static shape): the
-                # eager run raises it as the NumPy backend does.
-                table.pop(signature, None)
-                return run(inputs)
+            except Exception as err:  # noqa: BLE001 — whatever stops the trace, the eager run decides
+                # A shape that depends on data, an effect, a result holding boxes (JAXTypeError,
+                # Untraceable), or a located error found on shapes alone: the same evaluation,
+                # eagerly, from now on — which computes the value, or raises the error, exactly
+                # as the NumPy backend does.
+                table[signature] = EAGER
+                self.fallbacks.append(f"{type(err).__name__}: {err}"[:300])
+                return self._eager(run, inputs)
             if error.get() is not None:
-                return run(inputs)  # a failed check: the eager run raises it, located
+                return self._eager(run, inputs)  # a failed check: the eager run raises it, located
             return out
+
+    def _eager(self, run: Callable[[dict], Any], inputs: dict) -> Any:
+        """``run`` outside any trace, on host arrays."""
+        return run({name: np.asarray(a) if isinstance(a, jax.Array) else a for name, a in inputs.items()})
 
     def _traced(self, run: Callable[[dict], Any]) -> Callable[[dict], Any]:
         """``run`` as a function to trace: marks this thread as tracing, and refuses a result a
@@ -452,14 +568,6 @@ class JaxBackend(Backend):
         return traced
 
 
-def _like(out, init):
-    """A loop step's result with the accumulator's shape and dtype (a lifted result may be a
-    broadcast, or weakly typed)."""
-    out = jnp.asarray(out)
-    if out.shape != init.shape:
-        out = jnp.broadcast_to(out, init.shape)
-    return out.astype(init.dtype) if out.dtype != init.dtype else out
 
-
-#: The one JAX backend (its cache of literal constants and of compiled evaluations).
+#: The one JAX backend (its caches of literal constants and of compiled evaluations).
 BACKEND = JaxBackend()

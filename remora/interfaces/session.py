@@ -166,7 +166,7 @@ class Session:
 
         value = xp.compile(form, run, inputs)
         if define and form.key not in engine.globals:
-            engine.globals[form.key] = value
+            engine.globals[form.key] = xp.to_numpy(value)  # (what the engine holds between forms)
         return value
 
     def run_text(self, text: str, name: str = "<expr>") -> Iterator[tuple[T.TyForm, Any]]:

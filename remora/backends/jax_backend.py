@@ -11,8 +11,9 @@ Two halves:
   application of a ``remora.function`` — is traced once per input signature (dtypes and
   shapes) into one ``jax.jit`` function and cached; the engine's Python decisions depend on
   shapes only, so they happen once, at trace time.  Run-time checks (:meth:`require`) become
-  ``checkify`` checks: when one fails, the evaluation is run again step by step, eagerly, which
-  raises the very error (message and location) the NumPy backend raises.  What cannot be traced
+  one Bool the compiled function returns with its result (carried out of compiled loops with
+  their accumulators): when it is false, the evaluation is run again eagerly, which raises the
+  very error (message and location) the NumPy backend raises.  What cannot be traced
   — a shape that depends on data (``filter``, ``iota/v`` of a computed length, ``take``/``drop``,
   ragged ``unbox``), an effect (``read-nums``), a result holding boxes or functions — makes that
   evaluation run eagerly, one JAX call per operation, and is remembered for its signature
@@ -34,7 +35,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jax.experimental import checkify
 
 from . import host
 from .base import OBJECT, Backend, NodeTable
@@ -95,7 +95,10 @@ def _is_tracer(x: Any) -> bool:
 
 
 class _Tracing(threading.local):
+    """This thread's tracing: how deep, and the checks the innermost trace has made so far."""
+
     depth = 0
+    checks: list = []
 
 
 class JaxOps(Backend):
@@ -484,25 +487,47 @@ class JaxBackend(NumpyBackend):
         if n <= 1 or not self.tracing() or _is_host(init):
             return super().loop(n, step, init)
         init = jnp.asarray(init)
-        return lax.fori_loop(0, n, lambda i, acc: _like(step(i, acc), init), init)
+
+        def body(i, carry):
+            acc, ok = carry
+            out, checked = self._checked_step(step, i, acc)
+            return _like(out, init), ok & checked
+
+        out, ok = lax.fori_loop(0, n, body, (init, jnp.bool_(True)))
+        self._tracing.checks.append(ok)
+        return out
 
     def scan(self, n: int, step: Callable[[int, Any], Any], init: Any, axis: int):
         if n <= 1 or not self.tracing() or _is_host(init):
             return super().scan(n, step, init, axis)
         init = jnp.asarray(init)
 
-        def body(acc, i):
-            out = _like(step(i, acc), init)
-            return out, out
+        def body(carry, i):
+            acc, ok = carry
+            out, checked = self._checked_step(step, i, acc)
+            out = _like(out, init)
+            return (out, ok & checked), out
 
-        _, ys = lax.scan(body, init, jnp.arange(n))
+        (_, ok), ys = lax.scan(body, (init, jnp.bool_(True)), jnp.arange(n))
+        self._tracing.checks.append(ok)
         return jnp.moveaxis(ys, 0, axis)
+
+    def _checked_step(self, step, i, acc):
+        """One traced loop step, and whether every check it made held (a check in a loop body is
+        carried out of the loop with the accumulator: a traced value cannot leave its body)."""
+        outer, self._tracing.checks = self._tracing.checks, []
+        try:
+            out = step(i, acc)
+            checks = self._tracing.checks
+        finally:
+            self._tracing.checks = outer
+        return out, _all(checks)
 
     def require(self, ok, message: str, culprits: Sequence, fail) -> None:
         if _is_tracer(ok) or any(_is_tracer(c) for c in culprits):
-            # Carried out of the compiled function; a failure re-runs the evaluation eagerly,
-            # which reports this check's own message (see compile).
-            checkify.check(jnp.all(ok), "a Remora run-time check failed")
+            # Carried out of the compiled function as a flag; a failure re-runs the evaluation
+            # eagerly, which reports this check's own message, located (see compile).
+            self._tracing.checks.append(jnp.all(ok))
             return
         ok = np.asarray(ok)
         if ok.all():
@@ -518,55 +543,68 @@ class JaxBackend(NumpyBackend):
     def compile(self, key: Any, run: Callable[[dict], Any], inputs: dict) -> Any:
         """``run(inputs)``, through one ``jax.jit`` function per input signature of ``key``; where
         that cannot be, ``run`` eagerly on the host (see the class)."""
-        with self.quiet():
-            table = self._compiled.get(key)
-            if table is None:
-                with self._lock:
-                    table = self._compiled.get(key)
-                    if table is None:
-                        table = {}
-                        self._compiled.set(key, table)
-            signature = tuple(sorted((name, np.dtype(a.dtype).str, tuple(a.shape)) for name, a in inputs.items()))
-            compiled = table.get(signature)
-            if compiled is EAGER:
-                return self._eager(run, inputs)
-            if compiled is None:
-                compiled = table[signature] = jax.jit(checkify.checkify(self._traced(run), errors=checkify.user_checks))
-            try:
-                error, out = compiled(inputs)
-            except Exception as err:  # noqa: BLE001 — whatever stops the trace, the eager run decides
-                # A shape that depends on data, an effect, a result holding boxes (JAXTypeError,
-                # Untraceable), or a located error found on shapes alone: the same evaluation,
-                # eagerly, from now on — which computes the value, or raises the error, exactly
-                # as the NumPy backend does.
-                table[signature] = EAGER
-                self.fallbacks.append(f"{type(err).__name__}: {err}"[:300])
-                return self._eager(run, inputs)
-            if error.get() is not None:
-                return self._eager(run, inputs)  # a failed check: the eager run raises it, located
-            return out
+        table = self._compiled.get(key)
+        if table is None:
+            with self._lock:
+                table = self._compiled.get(key)
+                if table is None:
+                    table = {}
+                    self._compiled.set(key, table)
+        signature = tuple(sorted((name, a.dtype, a.shape) for name, a in inputs.items()))
+        compiled = table.get(signature)
+        if compiled is EAGER:
+            return self._eager(run, inputs)
+        if compiled is None:
+            compiled = table[signature] = jax.jit(self._traced(run))
+        try:
+            with _x64(), np.errstate(all="ignore"):  # (the trace's host arithmetic, too)
+                out, ok = compiled(inputs)
+        except Exception as err:  # noqa: BLE001 — whatever stops the trace, the eager run decides
+            # A shape that depends on data, an effect, a result holding boxes (JAXTypeError,
+            # Untraceable), or a located error found on shapes alone: the same evaluation,
+            # eagerly, from now on — which computes the value, or raises the error, exactly
+            # as the NumPy backend does.
+            table[signature] = EAGER
+            self.fallbacks.append(f"{type(err).__name__}: {err}"[:300])
+            return self._eager(run, inputs)
+        if ok is not None and not ok:
+            return self._eager(run, inputs)  # a failed check: the eager run raises it, located
+        return out
 
     def _eager(self, run: Callable[[dict], Any], inputs: dict) -> Any:
         """``run`` outside any trace, on host arrays."""
-        return run({name: np.asarray(a) if isinstance(a, jax.Array) else a for name, a in inputs.items()})
+        with self.quiet():
+            return run({name: np.asarray(a) if isinstance(a, jax.Array) else a for name, a in inputs.items()})
 
     def _traced(self, run: Callable[[dict], Any]) -> Callable[[dict], Any]:
-        """``run`` as a function to trace: marks this thread as tracing, and refuses a result a
-        compiled function cannot return."""
+        """``run`` as a function to trace: marks this thread as tracing, collects the checks it
+        makes into one flag returned with the result, and refuses a result a compiled function
+        cannot return."""
 
         def traced(inputs: dict):
             self.traces += 1
-            self._tracing.depth += 1
+            tracing = self._tracing
+            tracing.depth += 1
+            outer, tracing.checks = tracing.checks, []
             try:
                 out = run(inputs)
+                checks = tracing.checks
             finally:
-                self._tracing.depth -= 1
+                tracing.depth -= 1
+                tracing.checks = outer
             if not isinstance(out, jax.Array):
                 raise Untraceable("a result holding boxes or functions")
-            return out
+            return out, (_all(checks) if checks else None)  # (no flag to wait for without checks)
 
         return traced
 
+
+def _all(checks: list):
+    """Whether every one of ``checks`` (traced Bool scalars) holds, as one traced Bool."""
+    ok = jnp.bool_(True)
+    for c in checks:
+        ok = ok & c
+    return ok
 
 
 #: The one JAX backend (its caches of literal constants and of compiled evaluations).

@@ -290,3 +290,10 @@ def test_int_arithmetic_is_64_bit_and_wraps():
     out = remora.evaluate("(* x x)", x=np.array([2**40, 3 * 2**31]), backend="jax")
     assert out.dtype == jnp.int64
     assert np.asarray(out).tolist() == (np.array([2**40, 3 * 2**31]) ** 2).tolist()
+
+
+def test_a_numpy_array_still_belongs_to_the_numpy_backend_once_jax_is_loaded():
+    # (the JAX backend holds NumPy arrays too, for what runs on the host: the default comes first)
+    assert backends.of(np.arange(3)) is backends.get("numpy")
+    with jax.enable_x64(True):
+        assert backends.of(jnp.arange(3)) is XP

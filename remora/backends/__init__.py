@@ -44,11 +44,15 @@ def get(name: str = DEFAULT) -> Backend:
 
 
 def of(x: Any) -> Backend:
-    """The backend an array belongs to (host object arrays: the default's)."""
+    """The backend an array belongs to (host object arrays: the default's).  The default is
+    asked first: a backend may hold NumPy arrays too (the JAX backend's eager values, D43)."""
+    default = get()
+    if default.owns(x):
+        return default
     for backend in _loaded.values():
         if backend.owns(x):
             return backend
-    return get()
+    return default
 
 
 __all__ = ["ASSOCIATIVE", "OBJECT", "REPS", "Backend", "BackendUnavailable", "DEFAULT", "KNOWN", "get", "of"]

@@ -188,11 +188,12 @@ def measure_jax(w: Workload, n: int, timing: bool, repeat: int = 5) -> dict:
     import jax
 
     import remora
+    from remora.backends.jax_backend import x64
 
     from .jax_versions import VERSIONS
 
     inputs = w.inputs(n)
-    with jax.enable_x64(True):
+    with x64():
         device = {k: jax.device_put(v) for k, v in inputs.items()}
     by_hand = VERSIONS[w.name]
 
@@ -200,7 +201,7 @@ def measure_jax(w: Workload, n: int, timing: bool, repeat: int = 5) -> dict:
         return remora.evaluate(w.source, backend="jax", **device).block_until_ready()
 
     def jitted():
-        with jax.enable_x64(True):
+        with x64():
             return by_hand(**device).block_until_ready()
 
     start = time.perf_counter()

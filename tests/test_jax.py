@@ -149,7 +149,7 @@ def test_cli_errors_on_jax_are_located_as_on_numpy(tmp_path):
 
 
 def test_evaluate_takes_numpy_and_jax_arrays_and_returns_jax_arrays():
-    with jax.enable_x64(True):
+    with jax_backend.x64():
         x_jax = jnp.arange(4, dtype=jnp.int64)
     for x in (np.arange(4), x_jax):
         out = remora.evaluate("(* x x)", x=x, backend="jax")
@@ -178,7 +178,7 @@ def test_a_function_compiles_once_per_argument_signature():
     a = f(np.ones((5, 3)))
     assert XP.traces == start + 1 and isinstance(a, jax.Array)
     f(2 * np.ones((5, 3)))
-    with jax.enable_x64(True):
+    with jax_backend.x64():
         f(jnp.ones((5, 3), dtype=jnp.float64))
     assert XP.traces == start + 1  # same signature: the compiled function again
     b = f(np.ones((2, 4, 3)))
@@ -295,5 +295,5 @@ def test_int_arithmetic_is_64_bit_and_wraps():
 def test_a_numpy_array_still_belongs_to_the_numpy_backend_once_jax_is_loaded():
     # (the JAX backend holds NumPy arrays too, for what runs on the host: the default comes first)
     assert backends.of(np.arange(3)) is backends.get("numpy")
-    with jax.enable_x64(True):
+    with jax_backend.x64():
         assert backends.of(jnp.arange(3)) is XP

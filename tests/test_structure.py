@@ -211,7 +211,8 @@ def test_every_syntax_class_has_its_typing_rule():
 
 
 #: where each other array library may be imported: only its backend
-LIBRARY_HOMES = {"jax": ("remora.backends.jax_backend",), "jaxlib": ("remora.backends.jax_backend",)}
+JAX_HOMES = ("remora.backends.jax_backend", "remora.backends.jax_ops")
+LIBRARY_HOMES = {"jax": JAX_HOMES, "jaxlib": JAX_HOMES}
 
 
 def numpy_importers(library: str = "numpy", homes: tuple = NUMPY_HOMES) -> list[str]:

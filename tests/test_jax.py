@@ -297,3 +297,17 @@ def test_a_numpy_array_still_belongs_to_the_numpy_backend_once_jax_is_loaded():
     assert backends.of(np.arange(3)) is backends.get("numpy")
     with jax_backend.x64():
         assert backends.of(jnp.arange(3)) is XP
+
+
+def test_a_lifted_dot_over_an_outer_frame_compiles_to_a_matrix_product(monkeypatch):
+    # (a traced array has no strides: the backend remembers its broadcasts for compact)
+    from remora.backends import jax_ops
+
+    calls = []
+    matmul = jax_ops.jnp.matmul
+    monkeypatch.setattr(jax_ops.jnp, "matmul", lambda a, b: calls.append(a.shape) or matmul(a, b))
+    r = np.random.default_rng(3)
+    a, b = r.standard_normal((100, 120)), r.standard_normal((120, 110))  # (over the BLAS threshold)
+    got = remora.evaluate("(matmul a b)", a=a, b=b, backend="jax")
+    np.testing.assert_allclose(np.asarray(got), a @ b, rtol=1e-9, atol=1e-12)
+    assert calls, "the traced matmul workload did not become one matrix product"

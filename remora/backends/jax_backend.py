@@ -56,7 +56,7 @@ JNP = JaxOps()
 #: The operations every JaxBackend method dispatches between: NumPy's when running eagerly,
 #: JAX's while tracing.
 DISPATCHED = (
-    "asarray empty full arange broadcast_to concat stack moveaxis permute_dims flip roll take "
+    "asarray empty full arange concat stack moveaxis permute_dims flip roll take "
     "take_along_axis where astype add subtract multiply divide floor_divide remainder minimum maximum "
     "negative abs pow sqrt exp log sin cos tan atan floor ceil round trunc isfinite equal not_equal less "
     "less_equal greater greater_equal logical_and logical_or logical_xor logical_not sum max min any all "
@@ -110,6 +110,7 @@ class JaxBackend(NumpyBackend):
     for _name in DISPATCHED:
         locals()[_name] = _dispatcher(_name)
     del _name
+    _broadcast_to = _dispatcher("broadcast_to")
 
     def owns(self, x: Any) -> bool:
         return isinstance(x, (np.ndarray, jax.Array))
@@ -129,7 +130,19 @@ class JaxBackend(NumpyBackend):
         return super().read_only(x) if isinstance(x, np.ndarray) else x
 
     def compact(self, x):
-        return super().compact(x) if isinstance(x, np.ndarray) else x
+        if isinstance(x, np.ndarray):
+            return super().compact(x)
+        hit = self._tracing.broadcasts.get(id(x)) if self._tracing.depth else None
+        return hit[1] if hit is not None and hit[0] is x else x
+
+    def broadcast_to(self, x, shape: tuple):
+        out = self._broadcast_to(x, shape)
+        if self._tracing.depth and _is_tracer(out):
+            # A traced array has no strides to show it is a broadcast: remember it for compact
+            # (what finds a matrix product in a lifted dot, among others).
+            small = self.compact(x)
+            self._tracing.broadcasts[id(out)] = (out, jnp.reshape(small, (1,) * (len(shape) - small.ndim) + small.shape))
+        return out
 
     def contiguous(self, x):
         return super().contiguous(x) if isinstance(x, np.ndarray) else x
@@ -262,6 +275,7 @@ class JaxBackend(NumpyBackend):
             tracing = self._tracing
             tracing.depth += 1
             outer, tracing.checks = tracing.checks, []
+            broadcasts, tracing.broadcasts = tracing.broadcasts, {}
             try:
                 with np.errstate(all="ignore"):  # (what is known at trace time is computed on the host)
                     out = run(inputs)
@@ -269,6 +283,7 @@ class JaxBackend(NumpyBackend):
             finally:
                 tracing.depth -= 1
                 tracing.checks = outer
+                tracing.broadcasts = broadcasts
             if not isinstance(out, jax.Array):
                 raise Untraceable("a result holding boxes or functions")
             return out, (_all(checks) if checks else None)  # (no flag to wait for without checks)

@@ -85,6 +85,8 @@ class _Tracing(threading.local):
 
     depth = 0
     checks: list = []
+    #: the traced broadcasts made so far: id(result) → (result, what it broadcasts, with unit axes)
+    broadcasts: dict = {}
 
 
 class JaxOps(Backend):
@@ -294,7 +296,27 @@ class JaxOps(Backend):
         return _SEGMENT[kind](as_int, ids, num_segments=segments).astype(bool)
 
     def vecdot(self, a, b):
-        return jnp.einsum("...i,...i->...", a, b)
+        """As an ``einsum`` whose operands are not broadcast: an axis along which one operand
+        has length 1 is left out of that operand, so XLA sees the free and batch axes of a
+        ``dot_general`` — a lifted dot over an outer frame (a matrix product) is then a matrix
+        product, not a broadcast product summed."""
+        rank = max(a.ndim, b.ndim)
+        if rank > 25:
+            return jnp.einsum("...i,...i->...", a, b)
+        a = jnp.reshape(a, (1,) * (rank - a.ndim) + a.shape)
+        b = jnp.reshape(b, (1,) * (rank - b.ndim) + b.shape)
+        letters = "abcdefghijklmnopqrstuvwxy"
+        sa, sb, so = [], [], []
+        for axis in range(rank - 1):
+            letter, da, db = letters[axis], a.shape[axis], b.shape[axis]
+            if da == db or da != 1:
+                sa.append(letter)
+            if da == db or db != 1:
+                sb.append(letter)
+            so.append(letter)
+        a = jnp.reshape(a, tuple(d for d, x in zip(a.shape[:-1], range(rank - 1)) if letters[x] in sa) + a.shape[-1:])
+        b = jnp.reshape(b, tuple(d for d, x in zip(b.shape[:-1], range(rank - 1)) if letters[x] in sb) + b.shape[-1:])
+        return jnp.einsum(f"{''.join(sa)}z,{''.join(sb)}z->{''.join(so)}", a, b)
 
     def matmul(self, a, b):
         return jnp.matmul(a, b)

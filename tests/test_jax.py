@@ -311,3 +311,11 @@ def test_a_lifted_dot_over_an_outer_frame_compiles_to_a_matrix_product(monkeypat
     got = remora.evaluate("(matmul a b)", a=a, b=b, backend="jax")
     np.testing.assert_allclose(np.asarray(got), a @ b, rtol=1e-9, atol=1e-12)
     assert calls, "the traced matmul workload did not become one matrix product"
+
+
+def test_the_bench_jax_mode_runs(capsys):
+    from bench import workloads
+
+    assert workloads.main(["--backend=jax", "--quick", "--only", "Mandelbrot"]) == 0
+    out = capsys.readouterr().out
+    assert "jax.jit" in out and "Mandelbrot" in out

@@ -319,3 +319,25 @@ def test_the_bench_jax_mode_runs(capsys):
     assert workloads.main(["--backend=jax", "--quick", "--only", "Mandelbrot"]) == 0
     out = capsys.readouterr().out
     assert "jax.jit" in out and "Mandelbrot" in out
+
+
+def test_a_ragged_fold_traced_step_by_step_updates_its_accumulator_correctly(monkeypatch):
+    # While compiling, unbox groups boxes by shape; forced through the ragged pass instead, the
+    # fold's step updates the accumulator from itself (acc[:k] = (f acc[:k])): the scatter kernel
+    # must not let XLA update it in place (it did, giving [4 3 3 4] for the first row).
+    from remora.dynamics import ragged
+
+    unbox = ragged.unbox
+
+    def ragged_even_while_tracing(engine, *args):
+        engine.xp.tracing = lambda: False  # (an instance attribute over the method, for this pass)
+        try:
+            return unbox(engine, *args)
+        finally:
+            del engine.xp.tracing
+
+    monkeypatch.setattr(ragged, "unbox", ragged_even_while_tracing)
+    source = "(iterate (λ ((x [Float 4])) (reverse x)) [3 1] rod)"
+    rod = np.array([1.0, 2.0, 3.0, 4.0])
+    got = remora.evaluate(source, backend="jax", rod=rod)
+    assert np.asarray(got).tolist() == [[4.0, 3.0, 2.0, 1.0], [4.0, 3.0, 2.0, 1.0]]

@@ -336,7 +336,22 @@ class JaxOps(Backend):
         if _is_host(x):
             x[np.asarray(indices)] = values
             return x
-        return jnp.asarray(x).at[indices].set(values)
+        # Never an in-place scatter into ``x``: XLA (CPU, jaxlib 0.10.2) was seen to compute a
+        # wrong result when the values are computed from ``x`` itself (a ragged fold's step,
+        # ``acc[:k] = (f acc[:k])``); a slice is a concatenation, other positions a select.
+        x = jnp.asarray(x)
+        values = jnp.asarray(values, dtype=x.dtype)
+        if isinstance(indices, slice) and indices.step in (None, 1):
+            start, stop, _ = indices.indices(x.shape[0])
+            values = jnp.broadcast_to(values, (stop - start,) + x.shape[1:])
+            return jnp.concatenate([x[:start], values, x[stop:]], axis=0)
+        if isinstance(indices, np.ndarray):
+            where = np.full(x.shape[0], -1, dtype=np.int64)
+            where[indices.reshape(-1)] = np.arange(indices.size)
+            taken = jnp.broadcast_to(values, indices.shape + x.shape[1:]).reshape((indices.size,) + x.shape[1:])
+            mask = (where >= 0).reshape((-1,) + (1,) * (x.ndim - 1))
+            return jnp.where(mask, taken[np.maximum(where, 0)], x)
+        return x.at[indices].set(values)
 
     def repeat(self, x, counts, axis: int = 0):
         if _is_host(x):

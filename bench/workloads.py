@@ -12,7 +12,11 @@ garbage collector off; memory by tracemalloc in a separate run.
 - ``--smallest``: the smallest size of each sweep (where interpretation overhead shows most);
 - ``--engine frames``: time the whole-frame engine without plans (the default is plans);
 - ``--reference``: also time the reference engine against the default engine, each workload at
-  the size where the frame it maps over has about 10⁵ cells.
+  the size where the frame it maps over has about 10⁵ cells;
+- ``--backend=jax``: Remora on the JAX backend (``remora.evaluate(..., backend="jax")``, inputs
+  already JAX arrays, results waited for) against the idiomatic NumPy version and against the
+  same computation written by hand with ``jax.jit`` (``bench/jax_versions.py``); compile time
+  (the first call's, less a compiled call's) reported apart, excluded from the ratios.
 """
 
 from __future__ import annotations
@@ -145,13 +149,17 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--reference", action="store_true", help="also compare with the reference engine")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these workloads")
     parser.add_argument("--write", metavar="FILE", help="also write the tables as Markdown to FILE")
+    parser.add_argument("--backend", choices=["numpy", "jax"], default="numpy",
+                        help="jax: Remora on the JAX backend against NumPy and hand-written jax.jit")
     args = parser.parse_args(argv)
     selected = [w for w in WORKLOADS if not args.only or w.name in args.only]
+    if args.backend == "jax":
+        return jax_main(argv, args, selected)
     lines = [f"# {datetime.date.today()}  {machine()}", f"# python -m bench {' '.join(argv)}".rstrip(), HEADER]
     print("\n".join(lines), flush=True)
     rows = []
     for w in selected:
-        sizes = [w.quick] if args.quick else list(w.sweep) if args.sweep else [w.sweep[0]] if args.smallest \
+        sizes = [w.quick] if args.quick else list(w.sweep) if args.sweep else [min(w.sweep)] if args.smallest \
             else [w.large]
         for n in sizes:
             row = measure(w, n, timing=not args.quick, engine=args.engine)
@@ -169,6 +177,92 @@ def main(argv: list[str]) -> int:
     if args.reference:
         print()
         lines += [""] + reference_rows(selected)
+    if args.write:
+        with open(args.write, "w", encoding="utf-8") as f:
+            f.write("```\n" + "\n".join(lines) + "\n```\n")
+    return 0
+
+
+JAX_HEADER = (
+    f"{'workload':<20}{'size':>10}{'remora-jax ms':>15}{'compile ms':>12}{'numpy ms':>10}{'jax.jit ms':>12}"
+    f"{'/numpy':>8}{'/jax.jit':>10}"
+)
+
+
+def measure_jax(w: Workload, n: int, timing: bool, repeat: int = 5) -> dict:
+    """Remora on the JAX backend at size ``n`` against NumPy and the hand-written ``jax.jit``."""
+    import jax
+
+    import remora
+    from remora.backends.jax_backend import x64
+
+    from .jax_versions import VERSIONS
+
+    inputs = w.inputs(n)
+    with x64():
+        device = {k: jax.device_put(v) for k, v in inputs.items()}
+    by_hand = VERSIONS[w.name]
+
+    def remora_jax():
+        return remora.evaluate(w.source, backend="jax", **device).block_until_ready()
+
+    def jitted():
+        with x64():
+            return by_hand(**device).block_until_ready()
+
+    start = time.perf_counter()
+    got = remora_jax()
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    hand = jitted()
+    hand_first = time.perf_counter() - start
+    want = w.numpy(**inputs)
+    if not (agree(got, want, max(w.rtol, 1e-9)) and agree(hand, want, max(w.rtol, 1e-9))):
+        raise AssertionError(f"{w.name} at n={n}: Remora on JAX, jax.jit and NumPy disagree")
+    row = {"name": w.name, "n": n, "ok": True}
+    if timing:
+        row["remora"] = best_time(remora_jax, repeat)
+        row["compile"] = max(first - row["remora"], 0.0)
+        row["numpy"] = best_time(lambda: w.numpy(**inputs), repeat)
+        row["jit"] = best_time(jitted, repeat)
+        row["jit_compile"] = max(hand_first - row["jit"], 0.0)
+        row["ratio"] = row["remora"] / row["numpy"]
+        row["vs_jit"] = row["remora"] / row["jit"]
+    return row
+
+
+def format_jax_row(r: dict) -> str:
+    if "remora" not in r:
+        return f"{r['name']:<20}{r['n']:>10}{'ok':>15}"
+    return (
+        f"{r['name']:<20}{r['n']:>10}{_ms(r['remora']):>15}{_ms(r['compile']):>12}{_ms(r['numpy']):>10}"
+        f"{_ms(r['jit']):>12}{r['ratio']:>7.2f}×{r['vs_jit']:>9.2f}×"
+    )
+
+
+def jax_main(argv: list[str], args, selected: list[Workload]) -> int:
+    """``--backend=jax``: the JAX table, at the quick, large or every sweep size."""
+    import jax
+
+    lines = [f"# {datetime.date.today()}  {machine()}, JAX {jax.__version__} ({jax.default_backend()})",
+             f"# python -m bench {' '.join(argv)}".rstrip(), JAX_HEADER]
+    print("\n".join(lines), flush=True)
+    rows = []
+    for w in selected:
+        sizes = [w.quick] if args.quick else list(w.sweep) if args.sweep else [min(w.sweep)] if args.smallest \
+            else [w.large]
+        for n in sizes:
+            rows.append(measure_jax(w, n, timing=not args.quick))
+            lines.append(format_jax_row(rows[-1]))
+            print(lines[-1], flush=True)
+    timed = [r for r in rows if "ratio" in r]
+    if timed:
+        for label, pick in (("largest", max), ("smallest", min)):
+            at = [r for r in timed if r["n"] == pick(x["n"] for x in timed if x["name"] == r["name"])]
+            lines.append(f"{label} sizes: median ratio to NumPy {statistics.median(r['ratio'] for r in at):.2f}×, "
+                         f"to jax.jit median {statistics.median(r['vs_jit'] for r in at):.2f}×, "
+                         f"largest {max(r['vs_jit'] for r in at):.2f}×")
+            print(lines[-1])
     if args.write:
         with open(args.write, "w", encoding="utf-8") as f:
             f.write("```\n" + "\n".join(lines) + "\n```\n")

@@ -94,7 +94,7 @@ def test_header_comment(name):
 def test_output_on_both_engines(name, monkeypatch):
     if _inputs(name):  # data files on the command line: the command, on each engine
         monkeypatch.chdir(ROOT)
-        for engine in ("frames", "reference"):
+        for engine in ("plans", "frames", "reference"):
             code, out, err = _cli("eval", "--engine", engine, f"examples/{name}.rem", *_inputs(name))
             assert code == 0, err
             assert out.splitlines() == _expected(name), engine

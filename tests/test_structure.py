@@ -211,17 +211,28 @@ def test_every_syntax_class_has_its_typing_rule():
         assert rule.__name__.startswith("t_") and getattr(Checker, rule.__name__) is rule, cls
 
 
-def numpy_importers() -> list[str]:
+#: where each other array library may be imported: only its backend
+JAX_HOMES = ("remora.backends.jax_backend", "remora.backends.jax_ops")
+LIBRARY_HOMES = {"jax": JAX_HOMES, "jaxlib": JAX_HOMES}
+
+
+def numpy_importers(library: str = "numpy", homes: tuple = NUMPY_HOMES) -> list[str]:
     out = []
     for module, path in MODULES.items():
-        if module.startswith(NUMPY_HOMES):
+        if module.startswith(homes):
             continue
         for node in _import_nodes(ast.parse(path.read_text(encoding="utf-8"))):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            if any(n == "numpy" or n.startswith("numpy.") for n in names) and not getattr(node, "level", 0):
+            if any(n == library or n.startswith(library + ".") for n in names) and not getattr(node, "level", 0):
                 out.append(module)
                 break
     return sorted(out)
+
+
+@pytest.mark.parametrize("library", sorted(LIBRARY_HOMES))
+def test_other_array_libraries_only_in_their_backend(library):
+    offenders = numpy_importers(library, LIBRARY_HOMES[library])
+    assert not offenders, f"{library} imported outside {', '.join(LIBRARY_HOMES[library])}: {offenders}"
 
 
 def test_numpy_only_in_the_backends_and_the_api():

@@ -16,7 +16,7 @@ from typing import Any
 from .base import ASSOCIATIVE, OBJECT, REPS, Backend
 
 #: backend name → (module, attribute) of its one instance
-KNOWN = {"numpy": ("numpy_backend", "BACKEND")}
+KNOWN = {"numpy": ("numpy_backend", "BACKEND"), "jax": ("jax_backend", "BACKEND")}
 DEFAULT = "numpy"
 _loaded: dict[str, Backend] = {}
 
@@ -44,11 +44,15 @@ def get(name: str = DEFAULT) -> Backend:
 
 
 def of(x: Any) -> Backend:
-    """The backend an array belongs to (host object arrays: the default's)."""
+    """The backend an array belongs to (host object arrays: the default's).  The default is
+    asked first: a backend may hold NumPy arrays too (the JAX backend's eager values, D48)."""
+    default = get()
+    if default.owns(x):
+        return default
     for backend in _loaded.values():
         if backend.owns(x):
             return backend
-    return get()
+    return default
 
 
 __all__ = ["ASSOCIATIVE", "OBJECT", "REPS", "Backend", "BackendUnavailable", "DEFAULT", "KNOWN", "get", "of"]

@@ -91,6 +91,8 @@ class Backend:
 
     #: the name users choose the backend by (``--backend=NAME``)
     name = "abstract"
+    #: whether :meth:`compile` compiles (callers may then hand it whole evaluations)
+    compiles = False
 
     def __init__(self) -> None:
         #: arrays made from a program's literal constants, by erased node, made once per backend
@@ -342,6 +344,11 @@ class Backend:
 
     # --- control ---------------------------------------------------------------------------------
 
+    def loop_items(self, x: Array) -> Array:
+        """``x`` as an array whose items a :meth:`loop` or :meth:`scan` step can take by its
+        counter (which a tracing backend makes a traced value): ``x`` itself, but for that."""
+        return x
+
     def loop(self, n: int, step: Callable[[int, Any], Any], init: Any) -> Any:
         """``acc = init; for i in 0 … n−1: acc = step(i, acc)``; the final ``acc`` (a fold over
         items: a tracing backend makes it one compiled loop)."""
@@ -359,6 +366,25 @@ class Backend:
             acc = step(i, acc)
             out.append(acc)
         return self.stack(out, axis=axis)
+
+    def tracing(self) -> bool:
+        """Whether this thread is tracing an evaluation for compilation (:meth:`compile`): values
+        may then be placeholders whose atoms are not known yet."""
+        return False
+
+    def untraceable(self, construct: str) -> None:
+        """Called before ``construct`` (an effect, such as ``read-nums``) does what a compiled
+        function cannot repeat: a tracing backend abandons the trace and runs the evaluation
+        eagerly instead (spec D48); others do nothing."""
+
+    def compile(self, key: Any, run: Callable[[dict], Any], inputs: dict) -> Any:
+        """``run(inputs)`` — the evaluation of a form, a program or an application, as a function
+        of its input arrays (by name).  A compiling backend traces ``run`` once per ``key`` (an
+        erased node) and input signature (dtypes and shapes) into one compiled function and
+        calls that; ``run`` must read nothing that changes between calls but ``inputs``.  The
+        engine that ``run`` drives is not this seam's business: any engine whose decisions
+        depend on shapes only can be traced."""
+        return run(inputs)
 
     def require(self, ok: Array, message: str, culprits: Sequence[Array], fail: Callable[[str], Any]) -> None:
         """A run-time check: every atom of the Bool array ``ok`` must be true.  Where one is not,

@@ -306,8 +306,10 @@ class Frames:
         xp = self.xp
         expected = tf + result_cell
         if isinstance(fn, PrimFn):
-            if fn.prim.effectful and self.ragged_depth:
-                raise NeedGrouping  # an effect must not run in a pass that may be abandoned
+            if fn.prim.effectful:
+                if self.ragged_depth:
+                    raise NeedGrouping  # an effect must not run in a pass that may be abandoned
+                xp.untraceable(f"`{fn.prim.name}`")  # nor in a trace (a compiled function would not repeat it)
             ctx = FrameContext(xp, tf, cells, result_cell, fn.indices, span, self.run, rep)
             ctx.engine = self
             full = [spread(xp, plain(a), tf + c) for a, c in zip(args, cells)]
@@ -354,6 +356,8 @@ class Frames:
             # Instantiating the same unbatched abstraction at the same indices always gives the
             # same value (a polymorphic function used in a loop or called again): remember it.
             key = (id(e), id(first), _values_key(values)) if not fn.k and not getattr(first, "level", 0) else None
+            if xp.tracing():
+                key = None  # (a value made while tracing must not outlive the trace)
             hit = self._instances.get(key) if key else None
             if hit is not None and hit[0] is first:
                 return hit[1]

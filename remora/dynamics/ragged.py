@@ -56,6 +56,8 @@ def unbox(engine, e, env, ienv, boxes, tf: tuple, body_shape: tuple):
     xp = engine.xp
     if len(e.index_vars) != 1 or e.index_vars[0].sort != "Dim":
         return None
+    if xp.tracing():
+        return None  # (while compiling, boxes grouped by shape: every group's shapes are static)
     if type(boxes) is BoxFrame:
         data, lengths = boxes.data, boxes.lengths
         n = len(lengths)

@@ -210,14 +210,21 @@ def _evaluate_on(backend: str, forms: list, last_type: Type, keys: tuple, arrays
     """``remora.evaluate`` on a backend that is not planned: the forms run in a session of their own."""
     _refuse_functions(last_type, forms[-1].span, "the value of this program",
                       "remora.function(source) gives a Python callable for a function")
-    session = Session(engine="frames", run=RunConfig(stdin=io.StringIO(stdin)), backend=backend)
-    xp = session.engine.xp
-    for name, key in keys:
-        session.supply(key, _engine_array(xp, arrays[name]))
-    value = None
-    with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
+    xp = backends.get(backend)
+
+    def run(values: dict) -> Any:
+        """The whole program as a function of its inputs (compiled as one, on a compiling backend)."""
+        engine = make_engine("frames", RunConfig(stdin=io.StringIO(stdin)), backend)
+        engine.globals.update(prelude_values("frames", backend))
+        for name, key in keys:
+            engine.globals[key] = values[name]
+        value = None
         for form in forms:
-            value = session.engine.eval_form(form)
+            value = engine.eval_form(form)
+        return value
+
+    with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
+        value = xp.compile(forms[-1], run, {name: _engine_array(xp, a) for name, a in arrays.items()})
     return _output(xp, value)
 
 
@@ -378,7 +385,9 @@ class Function:
         if not self._planned:
             env = {name: _engine_array(xp, a) for name, a in zip(_ARGUMENTS, arrays)}
             with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
-                return _output(xp, engine.value(app, env))
+                # (one compiled function per argument signature on a compiling backend: ``app`` is
+                # this signature's own node)
+                return _output(xp, xp.compile(app, lambda values: engine.value(app, values), env))
         env = dict(zip(_ARGUMENTS, map(xp.from_numpy, arrays)))
         plan = self._plans.get(key)
         if plan is not None:  # the plan that fitted last time: straight to it

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Iterator
 
 from .. import backends
+from ..backends import host
+from ..erasure import erased as E
 from ..front import syntax as S
 from ..statics import typed as T
 from ..errors import RemoraError, RemoraSyntaxError, Span
@@ -87,6 +89,7 @@ class Session:
             engine = "frames"
         self.engine_name = engine
         self.engine = make_engine(engine, self.run, backend)
+        self._prelude = prelude
         if prelude:
             bindings, _ = load_prelude()
             self.checker.globals.update(bindings)
@@ -143,7 +146,37 @@ class Session:
         """Erase and run one checked form; a definition's value is remembered."""
         erased = self.last_erased = erase_form(form)
         with deep_recursion(form.span, EVALUATION_RECURSION_LIMIT):
+            if self.engine.xp.compiles and isinstance(self.engine, Frames):
+                return self._compiled(erased)
             return self.engine.eval_form(erased)
+
+    def _compiled(self, form) -> Any:
+        """One form through the backend's compiler (contract §8): a function of the arrays this
+        session has bound — its inputs and definitions, passed as arguments rather than baked into
+        the compiled code — evaluated by the engine over the backend's traced values.  Every
+        other global (the prelude's, functions, boxes) is fixed for the session's life: keys
+        are never rebound."""
+        engine = self.engine
+        xp = engine.xp
+        shared = prelude_values("frames", xp.name) if self._prelude else {}
+        inputs = {key: v for key, v in engine.globals.items()
+                  if key not in shared and not host.is_host(v) and xp.owns(v)}
+        define = isinstance(form, E.EDefine)
+
+        def run(arrays: dict) -> Any:
+            if not xp.tracing():
+                return engine.eval_form(form)  # (eagerly: exactly the engine's own evaluation)
+            saved = engine.globals
+            engine.globals = {**saved, **arrays}
+            try:
+                return engine.value(form.value if define else form.expr)
+            finally:
+                engine.globals = saved
+
+        value = xp.compile(form, run, inputs)
+        if define and form.key not in engine.globals:
+            engine.globals[form.key] = xp.to_numpy(value)  # (what the engine holds between forms)
+        return value
 
     def run_text(self, text: str, name: str = "<expr>") -> Iterator[tuple[T.TyForm, Any]]:
         """Check the whole program, then evaluate its forms in order, yielding each value."""

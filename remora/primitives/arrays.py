@@ -337,7 +337,9 @@ def _fold(ctx, f, z, xs):
             steps = xp.concat([xp.expand_dims(z, r), xp.flip(xs, axis=r)], axis=r)
             return _item(xp.accumulate(op, steps, axis=r), r, -1)
         # Float max and min are not commutative on signed zeros: (f item acc), as written
+        xs = xp.loop_items(xs)
         return xp.loop(n, lambda i, acc: combine(_item(xs, r, n - 1 - i), acc), z)
+    xs = xp.loop_items(xs)
     return xp.loop(n, lambda i, acc: ctx.apply(f, [_item(xs, r, n - 1 - i), acc], (item_cell, acc_cell), acc_cell), z)
 
 
@@ -353,6 +355,7 @@ def _reduce(ctx, f, xs):
     if op is not None:
         return xp.reduce(op, xs, r)
     cell = ctx.cells[1][1:]
+    xs = xp.loop_items(xs)
     step = lambda i, acc: ctx.apply(f, [acc, _item(xs, r, i + 1)], (cell, cell), cell)  # noqa: E731
     return xp.loop(xs.shape[r] - 1, step, _item(xs, r, 0))
 
@@ -376,6 +379,7 @@ def _scan(ctx, f, z, xs):
         return xp.elementwise(op)(xp.expand_dims(z, r), running)
     if not n:
         return xp.empty(ctx.frame + (0,) + tuple(acc_cell), xp.rep(z))
+    xs = xp.loop_items(xs)
     step = lambda i, acc: ctx.apply(f, [acc, _item(xs, r, i)], (acc_cell, item_cell), acc_cell)  # noqa: E731
     return xp.scan(n, step, z, axis=r)
 

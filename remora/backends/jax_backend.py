@@ -1,0 +1,303 @@
+"""The JAX backend (contract §8): atom data as ``jax.Array`` s, evaluations compiled with ``jax.jit``.
+
+Two halves:
+
+- **The operations** of :class:`~remora.backends.base.Backend` as ``jax.numpy`` / ``jax.lax``
+  calls.  Frames of functions and boxes stay host-side NumPy object arrays (JAX has no object
+  dtype), so every structural function takes the NumPy path for them.  ``loop`` and ``scan``
+  become ``lax.fori_loop`` / ``lax.scan`` when they run under tracing: a fold over a million
+  items is one compiled loop, never a million traced steps.
+- **Compilation** (:meth:`JaxBackend.compile`): an evaluation — a form, a program, one
+  application of a ``remora.function`` — is traced once per input signature (dtypes and
+  shapes) into one ``jax.jit`` function and cached; the engine's Python decisions depend on
+  shapes only, so they happen once, at trace time.  Run-time checks (:meth:`require`) become
+  one Bool the compiled function returns with its result (carried out of compiled loops with
+  their accumulators): when it is false, the evaluation is run again eagerly, which raises the
+  very error (message and location) the NumPy backend raises.  What cannot be traced
+  — a shape that depends on data (``filter``, ``iota/v`` of a computed length, ``take``/``drop``,
+  ragged ``unbox``), an effect (``read-nums``), a result holding boxes or functions — makes that
+  evaluation run eagerly, one JAX call per operation, and is remembered for its signature
+  (spec D48).
+
+64-bit: Remora's ``Int`` is ``int64`` and ``Float`` ``float64``, so everything this backend does
+runs under ``jax.enable_x64(True)``, a scoped, thread-local setting: the user's own JAX code
+keeps whatever configuration it has.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import threading
+from typing import Any, Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .base import NodeTable
+from .jax_ops import EAGER, REP_OF_DTYPE, JaxOps, Untraceable, _is_host, _is_tracer, _x64, x64  # noqa: F401
+from .numpy_backend import NumpyBackend
+
+
+def _like(out, init):
+    """A loop step's result with the accumulator's shape and dtype (a lifted result may be a
+    broadcast, or weakly typed)."""
+    out = jnp.asarray(out)
+    if out.shape != init.shape:
+        out = jnp.broadcast_to(out, init.shape)
+    return out.astype(init.dtype) if out.dtype != init.dtype else out
+
+
+#: the two halves: NumPy's operations (eager) and JAX's (traced)
+NUMPY = NumpyBackend()
+JNP = JaxOps()
+#: The operations every JaxBackend method dispatches between: NumPy's when running eagerly,
+#: JAX's while tracing.
+DISPATCHED = (
+    "asarray empty full arange concat stack moveaxis permute_dims flip roll take "
+    "take_along_axis where astype add subtract multiply divide floor_divide remainder minimum maximum "
+    "negative abs pow sqrt exp log sin cos tan atan floor ceil round trunc isfinite equal not_equal less "
+    "less_equal greater greater_equal logical_and logical_or logical_xor logical_not sum max min any all "
+    "cumulative_sum reduce accumulate segment_reduce vecdot matmul unravel_index nonzero gather scatter "
+    "repeat resize select_items unique argsort searchsorted array_equal reshape expand_dims"
+).split()
+
+
+def _dispatcher(name: str):
+    eager, traced = getattr(NUMPY, name), getattr(JNP, name)
+
+    def op(self, *args, **kwargs):
+        if not self._tracing.depth:
+            return eager(*args, **kwargs)
+        if any(_is_tracer(a) or (type(a) in (list, tuple) and any(map(_is_tracer, a))) for a in args):
+            return traced(*args, **kwargs)
+        # What is known while tracing (the program's constants, and what follows from them
+        # alone) stays known: computed now, on the host — a count or a length that decides a
+        # shape (``iterate``'s, ``iota/v``'s) is then one, as it is eagerly.  (A concrete JAX
+        # array would not do: under ``jit`` every operation on it, ``n >= 0`` included, is staged.)
+        return eager(*args, **kwargs)
+
+    op.__name__ = name
+    op.__doc__ = f"NumPy's ``{name}`` eagerly, JAX's while tracing."
+    return op
+
+
+class JaxBackend(NumpyBackend):
+    """The backend called ``jax``: evaluations compiled by :meth:`compile`.
+
+    Compiled code is JAX's (:class:`JaxOps`, on the device JAX chooses: a GPU where JAX has
+    one).  What cannot be compiled — a shape that depends on data, an effect, a result holding
+    boxes — runs outside the compiled part, eagerly, with the NumPy backend's operations on the
+    host (an eager JAX call per operation would compile every operation anew for every shape a
+    ragged value brings); its results are handed back as JAX arrays like any other."""
+
+    name = "jax"
+    compiles = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._tracing = JNP._tracing  # (one flag: the same thread traces through both)
+        #: compiled evaluations: key (an erased node) → {input signature → jitted function or EAGER}
+        self._compiled = NodeTable()
+        #: how many evaluations have been traced for compilation (a hook for tests and benchmarks)
+        self.traces = 0
+        #: why the latest evaluations that could not be compiled run eagerly (the last 100)
+        self.fallbacks: collections.deque[str] = collections.deque(maxlen=100)
+        self._lock = threading.Lock()
+
+    for _name in DISPATCHED:
+        locals()[_name] = _dispatcher(_name)
+    del _name
+    _broadcast_to = _dispatcher("broadcast_to")
+
+    def owns(self, x: Any) -> bool:
+        return isinstance(x, (np.ndarray, jax.Array))
+
+    def rep(self, x) -> str:
+        return REP_OF_DTYPE[np.dtype(x.dtype)]
+
+    def itemsize(self, x) -> int:
+        return np.dtype(x.dtype).itemsize
+
+    def loop_items(self, x):
+        if self._tracing.depth and isinstance(x, np.ndarray) and x.dtype != object:
+            return jnp.asarray(x)  # (a host array cannot be indexed by the traced loop counter)
+        return x
+
+    def read_only(self, x):
+        return super().read_only(x) if isinstance(x, np.ndarray) else x
+
+    def compact(self, x):
+        if isinstance(x, np.ndarray):
+            return super().compact(x)
+        hit = self._tracing.broadcasts.get(id(x)) if self._tracing.depth else None
+        return hit[1] if hit is not None and hit[0] is x else x
+
+    def broadcast_to(self, x, shape: tuple):
+        out = self._broadcast_to(x, shape)
+        if self._tracing.depth and _is_tracer(out):
+            # A traced array has no strides to show it is a broadcast: remember it for compact
+            # (what finds a matrix product in a lifted dot, among others).
+            small = self.compact(x)
+            self._tracing.broadcasts[id(out)] = (out, jnp.reshape(small, (1,) * (len(shape) - small.ndim) + small.shape))
+        return out
+
+    def contiguous(self, x):
+        return super().contiguous(x) if isinstance(x, np.ndarray) else x
+
+    def to_host(self, x) -> Any:
+        return np.asarray(x).tolist()
+
+    def to_numpy(self, x) -> np.ndarray:
+        return np.asarray(x)
+
+    def from_user(self, x: Any):
+        return x if isinstance(x, jax.Array) else None
+
+    def to_user(self, x):
+        if isinstance(x, jax.Array):
+            return x
+        with _x64():
+            return jnp.asarray(x)
+
+    @contextlib.contextmanager
+    def quiet(self):
+        with np.errstate(all="ignore"), _x64():
+            yield
+
+    # --- control: compiled loops and checks ------------------------------------------------------
+
+    def tracing(self) -> bool:
+        return self._tracing.depth > 0
+
+    def loop(self, n: int, step: Callable[[int, Any], Any], init: Any) -> Any:
+        if n <= 1 or not self.tracing() or _is_host(init):
+            return super().loop(n, step, init)
+        init = jnp.asarray(init)
+
+        def body(i, carry):
+            acc, ok = carry
+            out, checked = self._checked_step(step, i, acc)
+            return _like(out, init), ok & checked
+
+        out, ok = lax.fori_loop(0, n, body, (init, jnp.bool_(True)))
+        self._tracing.checks.append(ok)
+        return out
+
+    def scan(self, n: int, step: Callable[[int, Any], Any], init: Any, axis: int):
+        if n <= 1 or not self.tracing() or _is_host(init):
+            return super().scan(n, step, init, axis)
+        init = jnp.asarray(init)
+
+        def body(carry, i):
+            acc, ok = carry
+            out, checked = self._checked_step(step, i, acc)
+            out = _like(out, init)
+            return (out, ok & checked), out
+
+        (_, ok), ys = lax.scan(body, (init, jnp.bool_(True)), jnp.arange(n))
+        self._tracing.checks.append(ok)
+        return jnp.moveaxis(ys, 0, axis)
+
+    def _checked_step(self, step, i, acc):
+        """One traced loop step, and whether every check it made held (a check in a loop body is
+        carried out of the loop with the accumulator: a traced value cannot leave its body)."""
+        outer, self._tracing.checks = self._tracing.checks, []
+        try:
+            out = step(i, acc)
+            checks = self._tracing.checks
+        finally:
+            self._tracing.checks = outer
+        return out, _all(checks)
+
+    def require(self, ok, message: str, culprits: Sequence, fail) -> None:
+        if _is_tracer(ok) or any(_is_tracer(c) for c in culprits):
+            # Carried out of the compiled function as a flag; a failure re-runs the evaluation
+            # eagerly, which reports this check's own message, located (see compile).
+            self._tracing.checks.append(jnp.all(ok))
+            return
+        ok = np.asarray(ok)
+        if ok.all():
+            return
+        position = np.unravel_index(int(np.argmin(ok)), ok.shape)
+        values = [np.broadcast_to(np.asarray(c), ok.shape)[position].item() for c in culprits]
+        fail(message.format(*values))
+
+    def untraceable(self, construct: str) -> None:
+        if self.tracing():
+            raise Untraceable(construct)
+
+    def compile(self, key: Any, run: Callable[[dict], Any], inputs: dict) -> Any:
+        """``run(inputs)``, through one ``jax.jit`` function per input signature of ``key``; where
+        that cannot be, ``run`` eagerly on the host (see the class)."""
+        table = self._compiled.get(key)
+        if table is None:
+            with self._lock:
+                table = self._compiled.get(key)
+                if table is None:
+                    table = {}
+                    self._compiled.set(key, table)
+        signature = tuple(sorted((name, a.dtype, a.shape) for name, a in inputs.items()))
+        compiled = table.get(signature)
+        if compiled is EAGER:
+            return self._eager(run, inputs)
+        if compiled is None:
+            compiled = table[signature] = jax.jit(self._traced(run))
+        try:
+            with _x64():
+                out, ok = compiled(inputs)
+        except Exception as err:  # noqa: BLE001 — whatever stops the trace, the eager run decides
+            # A shape that depends on data, an effect, a result holding boxes (JAXTypeError,
+            # Untraceable), or a located error found on shapes alone: the same evaluation,
+            # eagerly, from now on — which computes the value, or raises the error, exactly
+            # as the NumPy backend does.
+            table[signature] = EAGER
+            self.fallbacks.append(f"{type(err).__name__}: {err}"[:300])
+            return self._eager(run, inputs)
+        if ok is not None and not ok:
+            return self._eager(run, inputs)  # a failed check: the eager run raises it, located
+        return out
+
+    def _eager(self, run: Callable[[dict], Any], inputs: dict) -> Any:
+        """``run`` outside any trace, on host arrays."""
+        with self.quiet():
+            return run({name: np.asarray(a) if isinstance(a, jax.Array) else a for name, a in inputs.items()})
+
+    def _traced(self, run: Callable[[dict], Any]) -> Callable[[dict], Any]:
+        """``run`` as a function to trace: marks this thread as tracing, collects the checks it
+        makes into one flag returned with the result, and refuses a result a compiled function
+        cannot return."""
+
+        def traced(inputs: dict):
+            self.traces += 1
+            tracing = self._tracing
+            tracing.depth += 1
+            outer, tracing.checks = tracing.checks, []
+            broadcasts, tracing.broadcasts = tracing.broadcasts, {}
+            try:
+                with np.errstate(all="ignore"):  # (what is known at trace time is computed on the host)
+                    out = run(inputs)
+                checks = tracing.checks
+            finally:
+                tracing.depth -= 1
+                tracing.checks = outer
+                tracing.broadcasts = broadcasts
+            if not isinstance(out, jax.Array):
+                raise Untraceable("a result holding boxes or functions")
+            return out, (_all(checks) if checks else None)  # (no flag to wait for without checks)
+
+        return traced
+
+
+def _all(checks: list):
+    """Whether every one of ``checks`` (traced Bool scalars) holds, as one traced Bool."""
+    ok = jnp.bool_(True)
+    for c in checks:
+        ok = ok & c
+    return ok
+
+
+#: The one JAX backend (its caches of literal constants and of compiled evaluations).
+BACKEND = JaxBackend()

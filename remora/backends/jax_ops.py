@@ -1,0 +1,387 @@
+"""The JAX half of the JAX backend (:mod:`.jax_backend`): every operation of
+:class:`~remora.backends.base.Backend` as a ``jax.numpy`` / ``jax.lax`` call, on ``jax.Array`` s
+and tracers of ``int64``, ``float64`` and ``bool``.  These are what traced code computes with;
+host object arrays (frames of functions and boxes: JAX has no object dtype) take NumPy's path.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from . import host
+from .base import OBJECT, Backend
+
+DTYPES = {
+    "Int": np.dtype(np.int64),
+    "Float": np.dtype(np.float64),
+    "Bool": np.dtype(np.bool_),
+    OBJECT: np.dtype(object),
+}
+REP_OF_DTYPE = {dtype: rep for rep, dtype in DTYPES.items()}
+
+#: reductions of the associative operations by name (base.ASSOCIATIVE)
+_REDUCE = {
+    "add": jnp.sum,
+    "multiply": jnp.prod,
+    "minimum": jnp.min,
+    "maximum": jnp.max,
+    "logical_and": jnp.all,
+    "logical_or": jnp.any,
+}
+_BINARY = {
+    "add": jnp.add,
+    "multiply": jnp.multiply,
+    "minimum": jnp.minimum,
+    "maximum": jnp.maximum,
+    "logical_and": jnp.logical_and,
+    "logical_or": jnp.logical_or,
+    "logical_xor": jnp.logical_xor,
+}
+_SEGMENT = {
+    "add": jax.ops.segment_sum,
+    "multiply": jax.ops.segment_prod,
+    "minimum": jax.ops.segment_min,
+    "maximum": jax.ops.segment_max,
+}
+#: marks a (key, signature) whose evaluation cannot be traced: it runs eagerly
+EAGER = "eager"
+
+
+class Untraceable(Exception):
+    """Raised while tracing when an evaluation needs something a compiled function cannot do
+    (an effect, a result that is not an array): the evaluation then runs eagerly."""
+
+
+def _x64():
+    """Remora's own 64-bit scope (never the user's global configuration): ``jax.enable_x64``,
+    or before JAX had it, ``jax.experimental.enable_x64``."""
+    scoped = getattr(jax, "enable_x64", None)
+    if scoped is not None:
+        return scoped(True)
+    from jax.experimental import enable_x64
+
+    return enable_x64()
+
+
+x64 = _x64
+
+
+def _is_host(*xs) -> bool:
+    return any(host.is_host(x) for x in xs)
+
+
+def _is_tracer(x: Any) -> bool:
+    return isinstance(x, jax.core.Tracer)
+
+
+class _Tracing(threading.local):
+    """This thread's tracing: how deep, and the checks the innermost trace has made so far."""
+
+    depth = 0
+    checks: list = []
+    #: the traced broadcasts made so far: id(result) → (result, what it broadcasts, with unit axes)
+    broadcasts: dict = {}
+
+
+class JaxOps(Backend):
+    """The operations as ``jax.numpy`` / ``jax.lax`` calls, on ``jax.Array`` s (and tracers) of
+    ``int64``, ``float64`` and ``bool``; host object arrays take NumPy's path."""
+
+    name = "jax"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._tracing = _Tracing()
+
+    # --- representations and conversions ---------------------------------------------------
+
+    def dtype(self, rep: str):
+        return DTYPES[rep]
+
+    def rep(self, x) -> str:
+        return REP_OF_DTYPE[np.dtype(x.dtype)]
+
+    def itemsize(self, x) -> int:
+        return np.dtype(x.dtype).itemsize
+
+    def owns(self, x: Any) -> bool:
+        return isinstance(x, jax.Array) or host.is_host(x)
+
+    def asarray(self, x: Any, rep: str | None = None):
+        if host.is_host(x) or rep == OBJECT:
+            return np.asarray(x, dtype=object) if rep == OBJECT else x
+        if rep is None and isinstance(x, np.ndarray) and x.dtype == object:
+            return x
+        with _x64():
+            return jnp.asarray(x) if rep is None else jnp.asarray(x, dtype=DTYPES[rep])
+
+    def empty(self, shape: tuple, rep: str):
+        if rep == OBJECT:
+            return host.empty(shape)
+        with _x64():
+            return jnp.zeros(shape, dtype=DTYPES[rep])
+
+    def full(self, shape: tuple, value: Any, rep: str):
+        if rep == OBJECT:
+            return np.full(shape, value, dtype=object)
+        with _x64():
+            return jnp.full(shape, value, dtype=DTYPES[rep])
+
+    def arange(self, n: int):
+        with _x64():
+            return jnp.arange(n, dtype=jnp.int64)
+
+    def constant(self, key: Any, values: Any, rep: str | None, shape: tuple):
+        # made outside any trace: a constant outlives the evaluation that first needs it
+        with jax.ensure_compile_time_eval():
+            return super().constant(key, values, rep, shape)
+
+    def to_host(self, x) -> Any:
+        return np.asarray(x).tolist()
+
+    def to_numpy(self, x) -> np.ndarray:
+        return np.asarray(x)
+
+    def from_numpy(self, x: np.ndarray):
+        if x.dtype == object:
+            return x
+        with _x64():
+            return jnp.asarray(x)
+
+    def from_user(self, x: Any):
+        return x if isinstance(x, jax.Array) else None
+
+    def to_user(self, x):
+        return x if isinstance(x, jax.Array) else self.from_numpy(np.asarray(x))
+
+    def quiet(self):
+        return _x64()
+
+    # --- structure (host object arrays take NumPy's path) -------------------------------------
+
+    def reshape(self, x, shape: tuple):
+        return x.reshape(shape) if _is_host(x) else jnp.reshape(x, shape)
+
+    def broadcast_to(self, x, shape: tuple):
+        return np.broadcast_to(x, shape) if _is_host(x) else jnp.broadcast_to(x, shape)
+
+    def expand_dims(self, x, axis: int):
+        if axis < 0:
+            axis += x.ndim + 1
+        return x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
+
+    def concat(self, xs: Sequence, axis: int = 0):
+        return np.concatenate(xs, axis=axis) if _is_host(*xs) else jnp.concatenate(xs, axis=axis)
+
+    def stack(self, xs: Sequence, axis: int = 0):
+        return np.stack(xs, axis=axis) if _is_host(*xs) else jnp.stack(xs, axis=axis)
+
+    def moveaxis(self, x, source: int, destination: int):
+        return np.moveaxis(x, source, destination) if _is_host(x) else jnp.moveaxis(x, source, destination)
+
+    def permute_dims(self, x, axes: Sequence[int]):
+        return np.transpose(x, axes) if _is_host(x) else jnp.transpose(x, axes)
+
+    def flip(self, x, axis: int):
+        return np.flip(x, axis) if _is_host(x) else jnp.flip(x, axis)
+
+    def roll(self, x, shift, axis: int):
+        return np.roll(x, shift, axis) if _is_host(x) else jnp.roll(x, shift, axis)
+
+    def take(self, x, indices, axis: int):
+        if _is_host(x):
+            return np.take(x, np.asarray(indices), axis=axis)
+        return jnp.take(x, indices, axis=axis)  # (indices are checked before; negatives count from the end)
+
+    def take_along_axis(self, x, indices, axis: int):
+        if _is_host(x):
+            return np.take_along_axis(x, np.asarray(indices), axis=axis)
+        return jnp.take_along_axis(x, indices, axis=axis)
+
+    def where(self, condition, x, y):
+        if _is_host(x, y):
+            return np.where(np.asarray(condition), x, y)
+        return jnp.where(condition, x, y)
+
+    def astype(self, x, rep: str):
+        if rep == OBJECT or _is_host(x):
+            return np.asarray(x).astype(DTYPES[rep])
+        return x.astype(DTYPES[rep])
+
+    # --- elementwise ----------------------------------------------------------------------------
+
+    add = staticmethod(jnp.add)
+    subtract = staticmethod(jnp.subtract)
+    multiply = staticmethod(jnp.multiply)
+    divide = staticmethod(jnp.true_divide)
+    floor_divide = staticmethod(jnp.floor_divide)
+    remainder = staticmethod(jnp.remainder)
+    minimum = staticmethod(jnp.minimum)
+    maximum = staticmethod(jnp.maximum)
+    negative = staticmethod(jnp.negative)
+    abs = staticmethod(jnp.abs)
+    pow = staticmethod(jnp.power)
+    sqrt = staticmethod(jnp.sqrt)
+    exp = staticmethod(jnp.exp)
+    log = staticmethod(jnp.log)
+    sin = staticmethod(jnp.sin)
+    cos = staticmethod(jnp.cos)
+    tan = staticmethod(jnp.tan)
+    atan = staticmethod(jnp.arctan)
+    floor = staticmethod(jnp.floor)
+    ceil = staticmethod(jnp.ceil)
+    round = staticmethod(jnp.round)  # halves to even, as NumPy's rint
+    trunc = staticmethod(jnp.trunc)
+    isfinite = staticmethod(jnp.isfinite)
+    equal = staticmethod(jnp.equal)
+    not_equal = staticmethod(jnp.not_equal)
+    less = staticmethod(jnp.less)
+    less_equal = staticmethod(jnp.less_equal)
+    greater = staticmethod(jnp.greater)
+    greater_equal = staticmethod(jnp.greater_equal)
+    logical_and = staticmethod(jnp.logical_and)
+    logical_or = staticmethod(jnp.logical_or)
+    logical_xor = staticmethod(jnp.logical_xor)
+    logical_not = staticmethod(jnp.logical_not)
+
+    # --- reductions and scans -----------------------------------------------------------------
+
+    def sum(self, x, axis: int | None = None):
+        return jnp.sum(x, axis=axis)
+
+    def max(self, x, axis: int | None = None):
+        return jnp.max(x, axis=axis)
+
+    def min(self, x, axis: int | None = None):
+        return jnp.min(x, axis=axis)
+
+    def any(self, x) -> bool:
+        return bool(jnp.any(x))
+
+    def all(self, x) -> bool:
+        return bool(jnp.all(x))
+
+    def cumulative_sum(self, x, axis: int = 0, include_initial: bool = False):
+        out = jnp.cumsum(x, axis=axis)
+        if include_initial:
+            zero = jnp.zeros(x.shape[:axis] + (1,) + x.shape[axis + 1 :], dtype=out.dtype)
+            out = jnp.concatenate([zero, out], axis=axis)
+        return out
+
+    def reduce(self, op: str, x, axis: int):
+        if op == "logical_xor":
+            return jnp.sum(x.astype(jnp.int64), axis=axis) % 2 == 1
+        return _REDUCE[op](x, axis=axis)
+
+    def accumulate(self, op: str, x, axis: int):
+        if x.shape[axis] == 0:
+            return x
+        return lax.associative_scan(_BINARY[op], x, axis=axis)
+
+    def segment_reduce(self, op: str, data, offsets):
+        n, segments = data.shape[0], offsets.shape[0]
+        ids = jnp.searchsorted(offsets, jnp.arange(n), side="right") - 1
+        if op in _SEGMENT and np.dtype(data.dtype) != np.bool_:
+            return _SEGMENT[op](data, ids, num_segments=segments)
+        as_int = data.astype(jnp.int64)
+        if op == "logical_xor":
+            return jax.ops.segment_sum(as_int, ids, num_segments=segments) % 2 == 1
+        kind = {"logical_and": "minimum", "multiply": "minimum", "minimum": "minimum"}.get(op, "maximum")
+        return _SEGMENT[kind](as_int, ids, num_segments=segments).astype(bool)
+
+    def vecdot(self, a, b):
+        """As an ``einsum`` whose operands are not broadcast: an axis along which one operand
+        has length 1 is left out of that operand, so XLA sees the free and batch axes of a
+        ``dot_general`` — a lifted dot over an outer frame (a matrix product) is then a matrix
+        product, not a broadcast product summed."""
+        rank = max(a.ndim, b.ndim)
+        if rank > 25:
+            return jnp.einsum("...i,...i->...", a, b)
+        a = jnp.reshape(a, (1,) * (rank - a.ndim) + a.shape)
+        b = jnp.reshape(b, (1,) * (rank - b.ndim) + b.shape)
+        letters = "abcdefghijklmnopqrstuvwxy"
+        sa, sb, so = [], [], []
+        for axis in range(rank - 1):
+            letter, da, db = letters[axis], a.shape[axis], b.shape[axis]
+            if da == db or da != 1:
+                sa.append(letter)
+            if da == db or db != 1:
+                sb.append(letter)
+            so.append(letter)
+        a = jnp.reshape(a, tuple(d for d, x in zip(a.shape[:-1], range(rank - 1)) if letters[x] in sa) + a.shape[-1:])
+        b = jnp.reshape(b, tuple(d for d, x in zip(b.shape[:-1], range(rank - 1)) if letters[x] in sb) + b.shape[-1:])
+        return jnp.einsum(f"{''.join(sa)}z,{''.join(sb)}z->{''.join(so)}", a, b)
+
+    def matmul(self, a, b):
+        return jnp.matmul(a, b)
+
+    # --- kernels on positions -----------------------------------------------------------------
+
+    def unravel_index(self, indices, shape: tuple):
+        return jnp.unravel_index(indices, shape)
+
+    def nonzero(self, x):
+        return jnp.nonzero(x)
+
+    def gather(self, x, indices):
+        return x[np.asarray(indices)] if _is_host(x) else jnp.asarray(x)[indices]
+
+    def scatter(self, x, indices, values):
+        if _is_host(x):
+            x[np.asarray(indices)] = values
+            return x
+        # Never an in-place scatter into ``x``: XLA (CPU, jaxlib 0.10.2) was seen to compute a
+        # wrong result when the values are computed from ``x`` itself (a ragged fold's step,
+        # ``acc[:k] = (f acc[:k])``); a slice is a concatenation, other positions a select.
+        x = jnp.asarray(x)
+        values = jnp.asarray(values, dtype=x.dtype)
+        if isinstance(indices, slice) and indices.step in (None, 1):
+            start, stop, _ = indices.indices(x.shape[0])
+            values = jnp.broadcast_to(values, (stop - start,) + x.shape[1:])
+            return jnp.concatenate([x[:start], values, x[stop:]], axis=0)
+        if isinstance(indices, np.ndarray):
+            where = np.full(x.shape[0], -1, dtype=np.int64)
+            where[indices.reshape(-1)] = np.arange(indices.size)
+            taken = jnp.broadcast_to(values, indices.shape + x.shape[1:]).reshape((indices.size,) + x.shape[1:])
+            mask = (where >= 0).reshape((-1,) + (1,) * (x.ndim - 1))
+            return jnp.where(mask, taken[np.maximum(where, 0)], x)
+        return x.at[indices].set(values)
+
+    def repeat(self, x, counts, axis: int = 0):
+        if _is_host(x):
+            return np.repeat(x, np.asarray(counts) if not isinstance(counts, int) else counts, axis=axis)
+        return jnp.repeat(x, counts, axis=axis)
+
+    def resize(self, x, n: int):
+        return np.resize(x, n) if _is_host(x) else jnp.resize(x, n)
+
+    def select_items(self, x, mask):
+        if _is_host(x):
+            return x[np.asarray(mask)]
+        return x[jnp.nonzero(mask)]
+
+    def unique(self, x):
+        return jnp.unique(x)
+
+    def argsort(self, x, descending: bool = False):
+        return jnp.argsort(x, stable=True, descending=descending)
+
+    def searchsorted(self, x, value, side: str = "left") -> int:
+        return int(jnp.searchsorted(x, value, side=side))
+
+    def array_equal(self, a, b) -> bool:
+        return bool(jnp.array_equal(a, b))
+
+    def same_atoms(self, a, b) -> bool:
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if a.dtype.kind == "f":
+            return bool(np.array_equal(a, b, equal_nan=True)) and bool(np.all(np.signbit(a) == np.signbit(b)))
+        return bool(np.array_equal(a, b))

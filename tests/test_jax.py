@@ -1,0 +1,346 @@
+"""The JAX backend (issue 14, contract §8): the NumPy backend's values, errors and API, compiled.
+
+- every example runs with ``remora eval --backend=jax`` and prints its ``.out`` file (Float atoms
+  within a relative 1e-9: XLA may turn a division by a constant into a multiplication);
+- every benchmark workload at its quick size gives the NumPy version's values;
+- run-time errors — also inside compiled loops — are the NumPy backend's, message and location;
+- the API takes NumPy or JAX arrays and returns JAX arrays; one compilation per input signature;
+- loops under compilation are ``lax`` loops, never unrolled;
+- what cannot be traced (data-dependent shapes, effects, boxed results) runs eagerly, correctly;
+- Remora's 64-bit scope leaves the user's JAX configuration alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+
+import remora  # noqa: E402
+from remora import backends  # noqa: E402
+from remora.backends import jax_backend  # noqa: E402
+from remora.interfaces.cli import main as cli_main  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+NAMES = [p.stem for p in sorted(EXAMPLES.glob("*.rem"))]
+sys.path.insert(0, str(ROOT))
+from bench.programs import WORKLOADS  # noqa: E402
+
+XP = backends.get("jax")
+NUMBER = re.compile(r"-?(?:\d+\.\d*(?:e[-+]?\d+)?|\d+e[-+]?\d+|inf|nan)")
+
+
+def _cli(argv: list[str], stdin: str = "") -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    saved = sys.stdin
+    sys.stdin = io.StringIO(stdin)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli_main(argv)
+    finally:
+        sys.stdin = saved
+    return code, out.getvalue(), err.getvalue()
+
+
+def same_text(got: str, want: str, rtol: float = 1e-9) -> bool:
+    """Whether two printed outputs are the same but for Float atoms within ``rtol``."""
+    got_floats, want_floats = NUMBER.findall(got), NUMBER.findall(want)
+    if NUMBER.sub("F", got) != NUMBER.sub("F", want) or len(got_floats) != len(want_floats):
+        return False
+    a, b = np.array(got_floats, dtype=float), np.array(want_floats, dtype=float)
+    return bool(np.allclose(a, b, rtol=rtol, atol=0, equal_nan=True))
+
+
+def test_same_text_compares_floats_within_tolerance_only():
+    assert same_text("[0.08700000000000001 1]", "[0.087 1]")
+    assert not same_text("[0.0871 1]", "[0.087 1]")
+    assert not same_text("[0.087 2]", "[0.087 1]")
+    assert not same_text("[0.087]", "[0.087 0.0]")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_example_runs_on_jax(name, monkeypatch):
+    stdin_path = EXAMPLES / f"{name}.in"
+    stdin = stdin_path.read_text(encoding="utf-8") if stdin_path.exists() else ""
+    args_path = EXAMPLES / f"{name}.args"  # NAME=PATH data files, relative to the repository
+    inputs = args_path.read_text(encoding="utf-8").split() if args_path.exists() else []
+    monkeypatch.chdir(ROOT)
+    code, out, err = _cli(["eval", "--backend=jax", str(EXAMPLES / f"{name}.rem"), *inputs], stdin)
+    want = (EXAMPLES / f"{name}.out").read_text(encoding="utf-8")
+    assert code == 0, err
+    assert same_text(out, want), f"{name} on jax:\n{out}\nexpected:\n{want}"
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
+def test_every_workload_agrees_with_numpy_on_jax(workload):
+    inputs = workload.inputs(workload.quick)
+    got = remora.evaluate(workload.source, backend="jax", **inputs)
+    want = workload.numpy(**inputs)
+    assert isinstance(got, jax.Array)
+    got = np.asarray(got)
+    assert got.shape == np.shape(want)
+    if got.dtype.kind == "f":
+        np.testing.assert_allclose(got, want, rtol=max(workload.rtol, 1e-9), atol=1e-9)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+#: the workloads whose shapes all follow from their inputs' (the others build ragged boxes)
+RAGGED_WORKLOADS = {"segmented sums", "triangular mat-vec"}
+
+
+@pytest.mark.parametrize("workload", [w for w in WORKLOADS if w.name not in RAGGED_WORKLOADS], ids=lambda w: w.name)
+def test_workloads_without_ragged_values_are_compiled_whole(workload):
+    before = len(XP.fallbacks)
+    remora.evaluate(workload.source, backend="jax", **workload.inputs(workload.quick))
+    assert list(XP.fallbacks)[before:] == []
+
+
+# --- run-time errors: the NumPy backend's, located, also from inside compiled code ----------------
+
+ERRORS = [
+    ("(/ x 0)", {"x": np.arange(3)}),
+    ("(mod x (- x x))", {"x": np.arange(1, 4)}),
+    ("(index v 7)", {"v": np.arange(3)}),
+    ("(floor (/ x 0.0))", {"x": np.zeros(2)}),
+    ("(fold (λ ((a [Int]) (acc [Int])) (/ acc a)) 100 x)", {"x": np.array([1, 0, 2])}),
+    ("(scan (λ ((acc [Int]) (a [Int])) (/ acc a)) 100 x)", {"x": np.array([1, 2, 0])}),
+    ("(define (f (v [Int 3])) (/ 10 v))\n(f x)", {"x": np.array([[1, 2, 3], [4, 0, 6]])}),
+]
+
+
+def _error(source: str, backend: str, inputs: dict) -> remora.RemoraError:
+    with pytest.raises(remora.RemoraRuntimeError) as info:
+        remora.evaluate(source, backend=backend, **inputs)
+    return info.value
+
+
+@pytest.mark.parametrize("source,inputs", ERRORS, ids=[s for s, _ in ERRORS])
+def test_run_time_errors_are_the_numpy_backends(source, inputs):
+    want = _error(source, "numpy", inputs)
+    got = _error(source, "jax", inputs)
+    assert (str(got), got.line, got.column) == (str(want), want.line, want.column)
+
+
+def test_a_failed_check_in_a_compiled_function_is_reported_on_every_call():
+    f = remora.function("(λ ((v [Int 3])) (/ 12 v))", backend="jax")
+    assert np.asarray(f(np.array([1, 2, 3]))).tolist() == [12, 6, 4]
+    for _ in range(2):
+        with pytest.raises(remora.RemoraRuntimeError, match="division by zero"):
+            f(np.array([1, 0, 3]))
+    assert np.asarray(f(np.array([4, 3, 2]))).tolist() == [3, 4, 6]
+
+
+def test_cli_errors_on_jax_are_located_as_on_numpy(tmp_path):
+    program = tmp_path / "p.rem"
+    program.write_text("(define x [1 2 3])\n(+ x 1)\n(reduce + (/ x (- x 2)))\n", encoding="utf-8")
+    want = _cli(["eval", str(program)])
+    got = _cli(["eval", "--backend=jax", str(program)])
+    assert want[0] == 1 and got == want
+
+
+# --- the API ----------------------------------------------------------------------------------
+
+
+def test_evaluate_takes_numpy_and_jax_arrays_and_returns_jax_arrays():
+    with jax_backend.x64():
+        x_jax = jnp.arange(4, dtype=jnp.int64)
+    for x in (np.arange(4), x_jax):
+        out = remora.evaluate("(* x x)", x=x, backend="jax")
+        assert isinstance(out, jax.Array) and out.dtype == jnp.int64
+        assert np.asarray(out).tolist() == [0, 1, 4, 9]
+    out = remora.evaluate("(int->float x)", x=np.arange(2), backend="jax")
+    assert out.dtype == jnp.float64
+
+
+def test_boxes_come_back_holding_jax_arrays():
+    out = remora.evaluate("(iota [2 3])", backend="jax")
+    box = out[()]
+    assert box.indices == ((2, 3),) and isinstance(box.value, jax.Array)
+    assert np.asarray(box.value).tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_a_jax_array_of_32_bit_atoms_is_refused_with_the_dtype():
+    x = jnp.arange(3, dtype=jnp.int32)
+    with pytest.raises(remora.RemoraTypeError, match="int32"):
+        remora.evaluate("(+ x 1)", x=x, backend="jax")
+
+
+def test_a_function_compiles_once_per_argument_signature():
+    f = remora.function("(λ ((v [Float 3])) (sqrt (reduce + (* v v))))", backend="jax")
+    start = XP.traces
+    a = f(np.ones((5, 3)))
+    assert XP.traces == start + 1 and isinstance(a, jax.Array)
+    f(2 * np.ones((5, 3)))
+    with jax_backend.x64():
+        f(jnp.ones((5, 3), dtype=jnp.float64))
+    assert XP.traces == start + 1  # same signature: the compiled function again
+    b = f(np.ones((2, 4, 3)))
+    assert XP.traces == start + 2 and b.shape == (2, 4)
+    np.testing.assert_allclose(np.asarray(a), np.sqrt(3.0))
+
+
+def test_evaluate_compiles_a_program_once_per_input_signature():
+    source = "(define y (* x 2))\n(+ y 1)"
+    start = XP.traces
+    assert np.asarray(remora.evaluate(source, x=np.arange(3), backend="jax")).tolist() == [1, 3, 5]
+    assert np.asarray(remora.evaluate(source, x=np.arange(3) + 1, backend="jax")).tolist() == [3, 5, 7]
+    assert XP.traces == start + 1
+    remora.evaluate(source, x=np.arange(4), backend="jax")
+    assert XP.traces == start + 2
+
+
+# --- loops compile to loops ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("source,want", [
+    ("(fold (λ ((a [Int]) (acc [Int])) (- a acc)) 0 x)", lambda x: _right_fold(x)),
+    ("(reduce (λ ((acc [Int]) (a [Int])) (+ (* 2 acc) a)) x)", lambda x: _left_reduce(x)),
+    ("(scan (λ ((acc [Int]) (a [Int])) (- a acc)) 0 x)", lambda x: _left_scan(x)),
+])
+def test_loops_with_a_user_function_are_lax_loops_not_unrolled(monkeypatch, source, want):
+    calls = {"fori_loop": 0, "scan": 0}
+    lax = jax_backend.lax
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(lax, name)
+
+        def fori_loop(self, *args, **kwargs):
+            calls["fori_loop"] += 1
+            return lax.fori_loop(*args, **kwargs)
+
+        def scan(self, *args, **kwargs):
+            calls["scan"] += 1
+            return lax.scan(*args, **kwargs)
+
+    monkeypatch.setattr(jax_backend, "lax", Spy())
+    x = np.random.default_rng(0).integers(-5, 5, 500)
+    got = remora.evaluate(source, x=x, backend="jax")
+    assert np.asarray(got).tolist() == np.asarray(want(x)).tolist()
+    assert calls["fori_loop"] + calls["scan"] == 1  # one compiled loop, whatever the length
+
+
+def _right_fold(x):
+    acc = 0
+    for a in reversed(x.tolist()):
+        acc = a - acc
+    return acc
+
+
+def _left_reduce(x):
+    acc = int(x[0])
+    for a in x[1:].tolist():
+        acc = (2 * acc + a + 2**63) % 2**64 - 2**63
+    return acc
+
+
+def _left_scan(x):
+    out, acc = [], 0
+    for a in x.tolist():
+        acc = a - acc
+        out.append(acc)
+    return out
+
+
+# --- what cannot be traced runs eagerly -------------------------------------------------------------
+
+UNTRACEABLE = [
+    ("(unbox (k v (filter (> x 1) x)) (reduce + (append [0] v)))", {"x": np.arange(5)}, ""),
+    ("(unbox (k v (iota/v n)) (reduce + (append [0] v)))", {"n": np.int64(6)}, ""),
+    ("(unbox (k v (read-nums)) (reduce + (append [0] v)))", {}, "4 5 6\n"),
+]
+
+
+@pytest.mark.parametrize("source,inputs,stdin", UNTRACEABLE, ids=[s for s, _, _ in UNTRACEABLE])
+def test_data_dependent_shapes_and_effects_run_eagerly_with_numpys_values(source, inputs, stdin):
+    want = remora.evaluate(source, stdin=stdin, **inputs)
+    got = remora.evaluate(source, stdin=stdin, backend="jax", **inputs)
+    assert np.asarray(got).tolist() == np.asarray(want).tolist()
+    start = XP.traces
+    again = remora.evaluate(source, stdin=stdin, backend="jax", **inputs)  # decided once: no new trace
+    assert XP.traces == start and np.asarray(again).tolist() == np.asarray(want).tolist()
+
+
+def test_read_nums_reads_standard_input_once_on_jax(tmp_path):
+    program = tmp_path / "r.rem"
+    program.write_text("(unbox (k v (read-nums)) (reduce + (append [0] v)))\n", encoding="utf-8")
+    assert _cli(["eval", "--backend=jax", str(program)], "1 2 3\n")[:2] == (0, "6\n")
+
+
+# --- 64-bit in Remora's own scope ---------------------------------------------------------------
+
+
+def test_remora_does_not_change_the_users_jax_configuration():
+    before = jax.config.jax_enable_x64
+    remora.evaluate("(+ x 1)", x=np.arange(3), backend="jax")
+    remora.function("(λ ((v [Int])) (* v v))", backend="jax")(np.arange(3))
+    assert jax.config.jax_enable_x64 == before
+    if not before:
+        assert jnp.asarray(1).dtype == jnp.int32
+
+
+def test_int_arithmetic_is_64_bit_and_wraps():
+    out = remora.evaluate("(* x x)", x=np.array([2**40, 3 * 2**31]), backend="jax")
+    assert out.dtype == jnp.int64
+    assert np.asarray(out).tolist() == (np.array([2**40, 3 * 2**31]) ** 2).tolist()
+
+
+def test_a_numpy_array_still_belongs_to_the_numpy_backend_once_jax_is_loaded():
+    # (the JAX backend holds NumPy arrays too, for what runs on the host: the default comes first)
+    assert backends.of(np.arange(3)) is backends.get("numpy")
+    with jax_backend.x64():
+        assert backends.of(jnp.arange(3)) is XP
+
+
+def test_a_lifted_dot_over_an_outer_frame_compiles_to_a_matrix_product(monkeypatch):
+    # (a traced array has no strides: the backend remembers its broadcasts for compact)
+    from remora.backends import jax_ops
+
+    calls = []
+    matmul = jax_ops.jnp.matmul
+    monkeypatch.setattr(jax_ops.jnp, "matmul", lambda a, b: calls.append(a.shape) or matmul(a, b))
+    r = np.random.default_rng(3)
+    a, b = r.standard_normal((100, 120)), r.standard_normal((120, 110))  # (over the BLAS threshold)
+    got = remora.evaluate("(matmul a b)", a=a, b=b, backend="jax")
+    np.testing.assert_allclose(np.asarray(got), a @ b, rtol=1e-9, atol=1e-12)
+    assert calls, "the traced matmul workload did not become one matrix product"
+
+
+def test_the_bench_jax_mode_runs(capsys):
+    from bench import workloads
+
+    assert workloads.main(["--backend=jax", "--quick", "--only", "Mandelbrot"]) == 0
+    out = capsys.readouterr().out
+    assert "jax.jit" in out and "Mandelbrot" in out
+
+
+def test_a_ragged_fold_traced_step_by_step_updates_its_accumulator_correctly(monkeypatch):
+    # While compiling, unbox groups boxes by shape; forced through the ragged pass instead, the
+    # fold's step updates the accumulator from itself (acc[:k] = (f acc[:k])): the scatter kernel
+    # must not let XLA update it in place (it did, giving [4 3 3 4] for the first row).
+    from remora.dynamics import ragged
+
+    unbox = ragged.unbox
+
+    def ragged_even_while_tracing(engine, *args):
+        engine.xp.tracing = lambda: False  # (an instance attribute over the method, for this pass)
+        try:
+            return unbox(engine, *args)
+        finally:
+            del engine.xp.tracing
+
+    monkeypatch.setattr(ragged, "unbox", ragged_even_while_tracing)
+    source = "(iterate (λ ((x [Float 4])) (reverse x)) [3 1] rod)"
+    rod = np.array([1.0, 2.0, 3.0, 4.0])
+    got = remora.evaluate(source, backend="jax", rod=rod)
+    assert np.asarray(got).tolist() == [[4.0, 3.0, 2.0, 1.0], [4.0, 3.0, 2.0, 1.0]]

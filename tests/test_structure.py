@@ -212,8 +212,10 @@ def test_every_syntax_class_has_its_typing_rule():
 
 
 #: where each other array library may be imported: only its backend
+#: the optional array libraries: imported by their backend modules alone (contract §8)
 JAX_HOMES = ("remora.backends.jax_backend", "remora.backends.jax_ops")
-LIBRARY_HOMES = {"jax": JAX_HOMES, "jaxlib": JAX_HOMES}
+DASK_HOMES = ("remora.backends.dask_backend",)
+LIBRARY_HOMES = {"jax": JAX_HOMES, "jaxlib": JAX_HOMES, "dask": DASK_HOMES, "distributed": DASK_HOMES}
 
 
 def numpy_importers(library: str = "numpy", homes: tuple = NUMPY_HOMES) -> list[str]:

@@ -16,7 +16,11 @@ from typing import Any
 from .base import ASSOCIATIVE, OBJECT, REPS, Backend
 
 #: backend name → (module, attribute) of its one instance
-KNOWN = {"numpy": ("numpy_backend", "BACKEND"), "jax": ("jax_backend", "BACKEND")}
+KNOWN = {
+    "numpy": ("numpy_backend", "BACKEND"),
+    "jax": ("jax_backend", "BACKEND"),
+    "dask": ("dask_backend", "BACKEND"),
+}
 DEFAULT = "numpy"
 _loaded: dict[str, Backend] = {}
 

@@ -93,6 +93,9 @@ class Backend:
     name = "abstract"
     #: whether :meth:`compile` compiles (callers may then hand it whole evaluations)
     compiles = False
+    #: the size limit of one array in bytes, when not the run's (a backend whose arrays are held
+    #: a block at a time); None: ``RunConfig.max_bytes``
+    max_bytes: int | None = None
 
     def __init__(self) -> None:
         #: arrays made from a program's literal constants, by erased node, made once per backend
@@ -154,8 +157,9 @@ class Backend:
         """``x`` as a ``numpy.ndarray`` (what the Python API hands back and registered functions get)."""
         raise NotImplementedError
 
-    def from_numpy(self, x: Any) -> Array:
-        """A ``numpy.ndarray`` (a user's input) as an array of this backend."""
+    def from_numpy(self, x: Any, frame_axes: int | None = None) -> Array:
+        """A ``numpy.ndarray`` (a user's input) as an array of this backend; ``frame_axes``, when
+        known, is how many of its leading axes are a frame (a chunking backend cuts only those)."""
         raise NotImplementedError
 
     def from_user(self, x: Any) -> Array | None:
@@ -385,6 +389,13 @@ class Backend:
         engine that ``run`` drives is not this seam's business: any engine whose decisions
         depend on shapes only can be traced."""
         return run(inputs)
+
+    def settle(self, x: Array, like: Array | None = None) -> Array:
+        """A loop's state between two steps (``while``'s running cells, what it has finished), as
+        the next step should start from it: a lazy backend bounds its graph here (Dask persists
+        state that has grown, so a loop of ``n`` steps does not recompute all earlier steps at
+        every check); an eager backend returns ``x``.  ``like``: the state the loop began with."""
+        return x
 
     def require(self, ok: Array, message: str, culprits: Sequence[Array], fail: Callable[[str], Any]) -> None:
         """A run-time check: every atom of the Bool array ``ok`` must be true.  Where one is not,

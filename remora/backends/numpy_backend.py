@@ -148,7 +148,7 @@ class NumpyBackend(Backend):
     def to_numpy(self, x) -> np.ndarray:
         return np.asarray(x)
 
-    def from_numpy(self, x: np.ndarray) -> np.ndarray:
+    def from_numpy(self, x: np.ndarray, frame_axes: int | None = None) -> np.ndarray:
         return x
 
     def to_user(self, x) -> np.ndarray:

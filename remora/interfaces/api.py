@@ -135,9 +135,13 @@ def _signature(arrays: list[Any]) -> tuple:
     return tuple((np.dtype(a.dtype).char, tuple(a.shape)) for a in arrays)
 
 
-def _engine_array(xp: Backend, array: Any) -> Any:
-    """An input (see :func:`as_remora_array`) as an array of the engine's backend."""
-    return xp.from_numpy(array) if isinstance(array, np.ndarray) else array
+def _engine_array(xp: Backend, array: Any, frame_axes: int | None = None) -> Any:
+    """An input (see :func:`as_remora_array`) as an array of the engine's backend; ``frame_axes``
+    (when known: an argument's axes beyond its parameter's cell) is where a chunking backend may
+    cut it."""
+    if not isinstance(array, np.ndarray):
+        return array
+    return xp.from_numpy(array) if frame_axes is None else xp.from_numpy(array, frame_axes=frame_axes)
 
 
 def _output(xp, value) -> Any:
@@ -383,7 +387,8 @@ class Function:
         # The arguments are this call's own environment: the engine is shared by every call.
         engine = self._session.engine
         if not self._planned:
-            env = {name: _engine_array(xp, a) for name, a in zip(_ARGUMENTS, arrays)}
+            frames = _frame_axes(app, arrays)
+            env = {name: _engine_array(xp, a, k) for name, a, k in zip(_ARGUMENTS, arrays, frames)}
             with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
                 # (one compiled function per argument signature on a compiling backend: ``app`` is
                 # this signature's own node)
@@ -428,6 +433,17 @@ def _dynamic(engine, app, env: dict):
     """The application ``app`` evaluated by the dynamic engine (what cannot be planned)."""
     with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
         return engine.value(app, env)
+
+
+def _frame_axes(app: Any, arrays: list[Any]) -> list[int | None]:
+    """How many leading axes of each argument are frame axes (its rank beyond the parameter's
+    cell), where the checked application says so."""
+    cells = getattr(app, "cells", ())
+    out: list[int | None] = []
+    for i, a in enumerate(arrays):
+        dims = cells[i].dims() if i < len(cells) and hasattr(cells[i], "dims") else None
+        out.append(a.ndim - len(dims) if dims is not None and len(dims) <= a.ndim else None)
+    return out
 
 
 def _argument_names(count: int) -> list[str]:

@@ -78,6 +78,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="the array library that runs the program: numpy (default), or an installed "
                          "extra's (contract §8)")
     ev.add_argument("-o", dest="output", metavar="PATH.npy", help="write the value of the last expression to PATH.npy")
+    ev.add_argument("--scheduler", metavar="ADDRESS",
+                    help="with --backend=dask: compute on the distributed cluster whose scheduler is at "
+                         "ADDRESS (e.g. tcp://127.0.0.1:8786)")
     repl = sub.add_parser("repl", help="an interactive session")
     repl.add_argument("--no-prelude", dest="prelude", action="store_false", help="do not load the prelude")
     sub.add_parser("lsp", help="a Language Server for editors, on standard input and output (needs remora[lsp])")
@@ -237,13 +240,9 @@ def _check(text: str, name: str, explicit: bool = False, prelude: bool = True, i
 
 
 def _eval(text: str, name: str, args: argparse.Namespace) -> int:
-    from .session import Session, show_result
-    from ..erasure.erase import erase_form
-    from ..erasure.erased import show_erased
-    from ..errors import RemoraError
+    from .session import Session
     from ..dynamics.runtime import RunConfig
-    from .streams import emit, flush, report
-    from ..statics.typed import TyExprForm
+    from .streams import report
 
     engine = "reference" if args.trace else args.engine
     run = RunConfig(stdin=sys.stdin, trace=sys.stderr if args.trace else None)
@@ -252,6 +251,58 @@ def _eval(text: str, name: str, args: argparse.Namespace) -> int:
     except (ValueError, ImportError) as err:  # an unknown backend, or its extra is not installed
         report(f"remora: {err}")
         return EXIT_USAGE
+    with _scheduler(args) as connected:
+        if not connected:
+            return EXIT_USAGE
+        return _run(session, text, name, args)
+
+
+def _scheduler(args: argparse.Namespace):
+    """A context in which ``--scheduler ADDRESS`` is this process's Dask client (yields False,
+    having said why, when it cannot be)."""
+    import contextlib
+
+    from .streams import report
+
+    @contextlib.contextmanager
+    def connected():
+        address = getattr(args, "scheduler", None)
+        if address is None:
+            yield True
+            return
+        if args.backend != "dask":
+            report(f"remora: --scheduler names a Dask cluster; it needs --backend=dask (not {args.backend})")
+            yield False
+            return
+        from .. import backends
+
+        try:
+            client = backends.get("dask").connect(address)
+        except ImportError as err:
+            report(f"remora: --scheduler needs {err.name or 'the distributed library'}: pip install 'remora[dask]'")
+            yield False
+            return
+        except (OSError, TimeoutError, ValueError) as err:
+            report(f"remora: cannot connect to the Dask scheduler at {address}: {err}")
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            client.close()
+
+    return connected()
+
+
+def _run(session, text: str, name: str, args: argparse.Namespace) -> int:
+    """Check, then run (or show erased) every form: each expression's value printed as it comes."""
+    from ..erasure.erase import erase_form
+    from ..erasure.erased import show_erased
+    from ..errors import RemoraError
+    from .session import show_result
+    from .streams import emit, flush, report
+    from ..statics.typed import TyExprForm
+
     _started()
     from .datafiles import DataIOError, save
 

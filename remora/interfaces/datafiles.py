@@ -52,8 +52,11 @@ def load(path: str) -> np.ndarray:
 
 
 def _load_npy(path: str) -> np.ndarray:
+    """The array in a ``.npy`` file, memory-mapped (read-only) when it can be used as it is: an
+    input larger than memory is then read block by block by a backend that chunks it (Dask,
+    contract §8), and only the parts a computation touches are read on NumPy."""
     try:
-        array = np.load(path, allow_pickle=False)
+        array = np.load(path, mmap_mode="r", allow_pickle=False)
     except OSError as exc:
         raise DataIOError(f"cannot read {path}: {exc.strerror or exc}") from None
     except ValueError as exc:
@@ -66,6 +69,8 @@ def _load_npy(path: str) -> np.ndarray:
             f"the array in this file has dtype {array.dtype}; an input is int64 (Int), float64 (Float) or bool (Bool)",
             _span(Source(path, ""), 1, 1, 1),
         )
+    if array.dtype == dtype and array.flags.c_contiguous:
+        return array
     return np.ascontiguousarray(array, dtype=dtype)
 
 

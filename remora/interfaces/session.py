@@ -8,6 +8,7 @@ the Python API are three front doors to the same functions.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import sys
 import threading
@@ -28,7 +29,7 @@ from .show import show_value
 from ..dynamics.engine import Frames
 from ..dynamics.rebatch import unbatched
 from ..erasure.erase import erase_form
-from ..dynamics.runtime import RunConfig
+from ..dynamics.runtime import DEFAULT_MAX_BYTES, RunConfig
 from ..statics.typecheck import Checker
 from ..statics.types import Type
 from ..dynamics.values import type_of_array
@@ -265,6 +266,9 @@ def make_engine(name: str, run: RunConfig, backend: str = backends.DEFAULT):
     ones for an unknown name; :class:`~remora.backends.BackendUnavailable` for a known backend
     whose optional extra is not installed)."""
     xp = backends.get(backend)
+    if xp.max_bytes is not None and run.max_bytes == DEFAULT_MAX_BYTES:
+        # (a chunking backend's arrays are held a block at a time: its own limit, D49)
+        run = dataclasses.replace(run, max_bytes=xp.max_bytes)
     if name == "reference":
         from ..dynamics.reference import Reference  # (imported by the runs that use it)
 

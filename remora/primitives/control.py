@@ -40,9 +40,9 @@ def _while(ctx, cond, step, init):
         flags = xp.reshape(apply_cells(ctx, cond, running, [current], (cell,), ()), (len(running),))
         stopped = not_(flags)
         if xp.any(stopped):  # (boolean masks: compaction costs one pass over the running cells)
-            out = xp.scatter(out, xp.select_items(running, stopped), xp.select_items(current, stopped))
+            out = xp.settle(xp.scatter(out, xp.select_items(running, stopped), xp.select_items(current, stopped)), out)
             if not xp.any(flags):
                 break
             running, current = xp.select_items(running, flags), xp.select_items(current, flags)
-        current = apply_cells(ctx, step, running, [current], (cell,), cell)
+        current = xp.settle(apply_cells(ctx, step, running, [current], (cell,), cell))
     return xp.reshape(out, ctx.frame + cell)

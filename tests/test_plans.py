@@ -329,3 +329,22 @@ def test_eval_plan_prints_each_forms_array_calls_with_their_shapes(tmp_path):
     assert "xp.loop(3, step_" in out  # the fold's step, planned once
     assert f";; {program}:4:1: evaluated dynamically (`read-nums` has an effect)" in out
     assert out.rstrip().endswith("2")
+
+
+def test_a_trace_that_would_hold_too_much_memory_runs_dynamically(monkeypatch):
+    """A long data-dependent loop keeps every step's arrays alive while it is traced (a `while`
+    over 10⁶ cells held 11 GB): past the trace's byte budget the form runs dynamically instead,
+    with the same value."""
+    from remora.plans import trace
+
+    monkeypatch.setattr(trace, "TRACE_BYTES", 4096)
+    count = remora.function(
+        "(λ ((n [Int])) (tail (while (λ ((s [Int 2])) (> (head s) 1))"
+        " (λ ((s [Int 2])) [(select (= 0 (mod (head s) 2)) (/ (head s) 2) (+ 1 (* 3 (head s))))"
+        " (+ 1 (tail s))]) [n 0])))"
+    )
+    before = _stats()
+    got = count(np.arange(1, 201, dtype=np.int64))
+    assert _delta(before)["dynamic"] == 1 and _delta(before)["traced"] == 0
+    assert "MiB of intermediate arrays" in PLANS.last_refusal
+    assert got[:8].tolist() == [0, 1, 7, 2, 5, 8, 16, 3]

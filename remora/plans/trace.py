@@ -29,6 +29,11 @@ from ..backends.base import OBJECT, Backend
 from ..errors import RemoraRuntimeError, relocate_library_error
 
 
+#: the most bytes of intermediate arrays one trace may keep alive before the form is evaluated
+#: dynamically instead (decisions.md D47)
+TRACE_BYTES = 1 << 30
+
+
 class Untraceable(Exception):
     """The form cannot be planned (the reason is the message): it is evaluated dynamically."""
 
@@ -261,6 +266,7 @@ class TracingBackend(Backend):
         self.inner = inner
         self.trace_loop = trace_loop  # (loops.trace_loop: the loop kernels, traced)
         self.count = 0
+        self.held = 0  # bytes of the recorded steps' values (see _hold)
         self.rec = Recording(self)
         self.app_stack: list[tuple] = []  # (span, callee) of the applications under way
         #: each folded constant's making, by id: (the constant, the function, its arguments)
@@ -294,7 +300,18 @@ class TracingBackend(Backend):
         else:
             outs = self.fresh(result)
         self.rec.steps.append(Step("call", label, fn, args, outs, shape_guard))
+        self._hold(result)
         return outs
+
+    def _hold(self, result) -> None:
+        """Count what a trace keeps alive: every recorded step's value stays referenced until the
+        plan is made, so a long data-dependent loop (a ``while`` over 10⁶ cells for hundreds of
+        steps) would hold all its intermediate arrays at once — gigabytes.  Past
+        :data:`TRACE_BYTES` the form is evaluated dynamically instead (which frees them as it goes)."""
+        results = result if type(result) is tuple else (result,)
+        self.held += sum(getattr(r, "nbytes", 0) for r in results)
+        if self.held > TRACE_BYTES:
+            raise Untraceable(f"its trace would hold more than {TRACE_BYTES >> 20} MiB of intermediate arrays")
 
     def read(self, fn: Callable, *args):
         """A Python value read from traced data: a guard the replay re-checks."""

@@ -86,11 +86,16 @@ class NodeTable:
 
 
 class Backend:
-    """The operations on atom data.  Subclasses implement every method; this class documents
-    them (each raises ``NotImplementedError`` here) and provides what follows from the others."""
+    """The operations on atom data.  This class documents them; those whose meaning is the same
+    in every NumPy-compatible library are implemented here once, on the subclass's namespace
+    :attr:`ns`; a subclass implements the others (they raise ``NotImplementedError`` here) and
+    overrides any it does differently."""
 
     #: the name users choose the backend by (``--backend=NAME``)
     name = "abstract"
+    #: the library's NumPy-compatible namespace (``numpy``, ``jax.numpy``): the operations whose
+    #: meaning is the same in every such library are implemented here once, on it
+    ns: Any = None
     #: whether :meth:`compile` compiles (callers may then hand it whole evaluations)
     compiles = False
     #: the size limit of one array in bytes, when not the run's (a backend whose arrays are held
@@ -195,7 +200,9 @@ class Backend:
         raise NotImplementedError
 
     def expand_dims(self, x: Array, axis: int) -> Array:
-        raise NotImplementedError
+        if axis < 0:
+            axis += x.ndim + 1
+        return x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
 
     def concat(self, xs: Sequence[Array], axis: int = 0) -> Array:
         raise NotImplementedError
@@ -251,25 +258,29 @@ class Backend:
     # --- reductions and scans ------------------------------------------------------------------
 
     def sum(self, x: Array, axis: int | None = None) -> Array:
-        raise NotImplementedError
+        return self.ns.sum(x, axis=axis)
 
     def max(self, x: Array, axis: int | None = None) -> Array:
-        raise NotImplementedError
+        return self.ns.max(x, axis=axis)
 
     def min(self, x: Array, axis: int | None = None) -> Array:
-        raise NotImplementedError
+        return self.ns.min(x, axis=axis)
 
     def any(self, x: Array) -> bool:
         """Whether some atom of the Bool array ``x`` is true, as a Python bool (for the host's
         own decisions about layout, never for a program's checks: those use :meth:`require`)."""
-        raise NotImplementedError
+        return bool(self.ns.any(x))
 
     def all(self, x: Array) -> bool:
         """Whether every atom of the Bool array ``x`` is true, as a Python bool (as :meth:`any`)."""
-        raise NotImplementedError
+        return bool(self.ns.all(x))
 
     def cumulative_sum(self, x: Array, axis: int = 0, include_initial: bool = False) -> Array:
-        raise NotImplementedError
+        out = self.ns.cumsum(x, axis=axis)
+        if include_initial:
+            zero = self.ns.zeros(x.shape[:axis] + (1,) + x.shape[axis + 1 :], dtype=out.dtype)
+            out = self.ns.concatenate([zero, out], axis=axis)
+        return out
 
     def reduce(self, op: str, x: Array, axis: int) -> Array:
         """``x``'s items along ``axis`` combined with the associative operation ``op``, in any
@@ -292,17 +303,17 @@ class Backend:
 
     def matmul(self, a: Array, b: Array) -> Array:
         """The matrix product over the last two axes (a BLAS call where the library has one)."""
-        raise NotImplementedError
+        return self.ns.matmul(a, b)
 
     # --- kernels on positions ------------------------------------------------------------------
 
     def unravel_index(self, indices: Array, shape: tuple) -> tuple[Array, ...]:
         """The coordinates (one Int array per axis) of the flat row-major ``indices`` in ``shape``."""
-        raise NotImplementedError
+        return self.ns.unravel_index(indices, shape)
 
     def nonzero(self, x: Array) -> tuple[Array, ...]:
         """The positions (one index array per axis) of the true atoms of ``x``, row-major."""
-        raise NotImplementedError
+        return self.ns.nonzero(x)
 
     def gather(self, x: Array, indices: Array) -> Array:
         """``x``'s items (along axis 0) at ``indices`` (an Int array of any shape)."""
@@ -328,18 +339,18 @@ class Backend:
 
     def unique(self, x: Array) -> Array:
         """The distinct atoms of ``x``, ascending."""
-        raise NotImplementedError
+        return self.ns.unique(x)
 
     def argsort(self, x: Array, descending: bool = False) -> Array:
         """The stable permutation that sorts the vector ``x``."""
         raise NotImplementedError
 
     def searchsorted(self, x: Array, value: Any, side: str = "left") -> int:
-        raise NotImplementedError
+        return int(self.ns.searchsorted(x, value, side=side))
 
     def array_equal(self, a: Array, b: Array) -> bool:
         """Whether ``a`` and ``b`` have one shape and equal atoms (for layout decisions)."""
-        raise NotImplementedError
+        return bool(self.ns.array_equal(a, b))
 
     def same_atoms(self, a: Array, b: Array) -> bool:
         """Whether two arrays of base atoms are the same value: one shape, one representation,

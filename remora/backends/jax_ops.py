@@ -94,6 +94,7 @@ class JaxOps(Backend):
     ``int64``, ``float64`` and ``bool``; host object arrays take NumPy's path."""
 
     name = "jax"
+    ns = jnp
 
     def __init__(self) -> None:
         super().__init__()
@@ -171,11 +172,6 @@ class JaxOps(Backend):
     def broadcast_to(self, x, shape: tuple):
         return np.broadcast_to(x, shape) if _is_host(x) else jnp.broadcast_to(x, shape)
 
-    def expand_dims(self, x, axis: int):
-        if axis < 0:
-            axis += x.ndim + 1
-        return x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
-
     def concat(self, xs: Sequence, axis: int = 0):
         return np.concatenate(xs, axis=axis) if _is_host(*xs) else jnp.concatenate(xs, axis=axis)
 
@@ -252,28 +248,6 @@ class JaxOps(Backend):
 
     # --- reductions and scans -----------------------------------------------------------------
 
-    def sum(self, x, axis: int | None = None):
-        return jnp.sum(x, axis=axis)
-
-    def max(self, x, axis: int | None = None):
-        return jnp.max(x, axis=axis)
-
-    def min(self, x, axis: int | None = None):
-        return jnp.min(x, axis=axis)
-
-    def any(self, x) -> bool:
-        return bool(jnp.any(x))
-
-    def all(self, x) -> bool:
-        return bool(jnp.all(x))
-
-    def cumulative_sum(self, x, axis: int = 0, include_initial: bool = False):
-        out = jnp.cumsum(x, axis=axis)
-        if include_initial:
-            zero = jnp.zeros(x.shape[:axis] + (1,) + x.shape[axis + 1 :], dtype=out.dtype)
-            out = jnp.concatenate([zero, out], axis=axis)
-        return out
-
     def reduce(self, op: str, x, axis: int):
         if op == "logical_xor":
             return jnp.sum(x.astype(jnp.int64), axis=axis) % 2 == 1
@@ -318,16 +292,7 @@ class JaxOps(Backend):
         b = jnp.reshape(b, tuple(d for d, x in zip(b.shape[:-1], range(rank - 1)) if letters[x] in sb) + b.shape[-1:])
         return jnp.einsum(f"{''.join(sa)}z,{''.join(sb)}z->{''.join(so)}", a, b)
 
-    def matmul(self, a, b):
-        return jnp.matmul(a, b)
-
     # --- kernels on positions -----------------------------------------------------------------
-
-    def unravel_index(self, indices, shape: tuple):
-        return jnp.unravel_index(indices, shape)
-
-    def nonzero(self, x):
-        return jnp.nonzero(x)
 
     def gather(self, x, indices):
         return x[np.asarray(indices)] if _is_host(x) else jnp.asarray(x)[indices]
@@ -366,17 +331,8 @@ class JaxOps(Backend):
             return x[np.asarray(mask)]
         return x[jnp.nonzero(mask)]
 
-    def unique(self, x):
-        return jnp.unique(x)
-
     def argsort(self, x, descending: bool = False):
         return jnp.argsort(x, stable=True, descending=descending)
-
-    def searchsorted(self, x, value, side: str = "left") -> int:
-        return int(jnp.searchsorted(x, value, side=side))
-
-    def array_equal(self, a, b) -> bool:
-        return bool(jnp.array_equal(a, b))
 
     def same_atoms(self, a, b) -> bool:
         a, b = np.asarray(a), np.asarray(b)

@@ -115,6 +115,7 @@ class NumpyBackend(Backend):
     """Atom data as ``numpy.ndarray`` s of ``int64``, ``float64`` and ``bool``."""
 
     name = "numpy"
+    ns = np
 
     # --- representations and conversions ---------------------------------------------------
 
@@ -192,11 +193,6 @@ class NumpyBackend(Backend):
 
     broadcast_to = staticmethod(np.broadcast_to)
 
-    def expand_dims(self, x, axis: int):
-        if axis < 0:
-            axis += x.ndim + 1
-        return x.reshape(x.shape[:axis] + (1,) + x.shape[axis:])
-
     concat = staticmethod(np.concatenate)
 
     stack = staticmethod(np.stack)
@@ -262,28 +258,6 @@ class NumpyBackend(Backend):
 
     # --- reductions and scans -----------------------------------------------------------------
 
-    def sum(self, x, axis: int | None = None):
-        return np.sum(x, axis=axis)
-
-    def max(self, x, axis: int | None = None):
-        return np.max(x, axis=axis)
-
-    def min(self, x, axis: int | None = None):
-        return np.min(x, axis=axis)
-
-    def any(self, x) -> bool:
-        return bool(np.any(x))
-
-    def all(self, x) -> bool:
-        return bool(np.all(x))
-
-    def cumulative_sum(self, x, axis: int = 0, include_initial: bool = False):
-        out = np.cumsum(x, axis=axis)
-        if include_initial:
-            zero = np.zeros(x.shape[:axis] + (1,) + x.shape[axis + 1 :], dtype=out.dtype)
-            out = np.concatenate([zero, out], axis=axis)
-        return out
-
     def reduce(self, op: str, x, axis: int):
         ufunc = UFUNCS[op]
         if x.dtype.kind == "f" and op in ("add", "multiply"):
@@ -310,16 +284,7 @@ class NumpyBackend(Backend):
         b = np.ascontiguousarray(np.broadcast_to(b, shape))
         return np.einsum("...i,...i->...", a, b)
 
-    def matmul(self, a, b):
-        return np.matmul(a, b)
-
     # --- kernels on positions -----------------------------------------------------------------
-
-    def unravel_index(self, indices, shape: tuple):
-        return np.unravel_index(indices, shape)
-
-    def nonzero(self, x):
-        return np.nonzero(x)
 
     def gather(self, x, indices):
         return x[indices]
@@ -345,17 +310,8 @@ class NumpyBackend(Backend):
             return np.stack(parts, axis=-1).reshape((-1,) + rest)
         return x[mask] if not rest else x[np.nonzero(mask)]
 
-    def unique(self, x):
-        return np.unique(x)
-
     def argsort(self, x, descending: bool = False):
         return np.argsort(-x if descending else x, kind="stable")
-
-    def searchsorted(self, x, value, side: str = "left") -> int:
-        return int(np.searchsorted(x, value, side=side))
-
-    def array_equal(self, a, b) -> bool:
-        return bool(np.array_equal(a, b))
 
     def same_atoms(self, a, b) -> bool:
         a, b = np.asarray(a), np.asarray(b)

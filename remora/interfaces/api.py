@@ -33,7 +33,7 @@ from .. import backends
 from ..backends.base import OBJECT, Backend
 from ..backends.numpy_backend import DTYPES, REP_OF_DTYPE
 from ..front import syntax as S
-from .session import EVALUATION_RECURSION_LIMIT, Session, deep_recursion, make_engine, prelude_values
+from .session import EVALUATION_RECURSION_LIMIT, Session, deep_recursion, engine_on, make_engine, prelude_values
 from ..erasure.erase import erase, erase_form
 from ..errors import RemoraError, RemoraTypeError, Source, Span
 from ..primitives.registry import PRIMITIVES, Primitive, define
@@ -196,18 +196,11 @@ def evaluate(source: str, *, stdin: str = "", backend: str = backends.DEFAULT, *
     arrays = {k: as_remora_array(k, v, xp=xp) for k, v in inputs.items()}
     signature = tuple(sorted((k, *_signature([a])[0]) for k, a in arrays.items()))
     forms, last_type, keys = _checked(source, signature)
-    if not _planned(backend):
+    if engine_on("plans", backend) != "plans":  # (another library specialises its own way)
         return _evaluate_on(backend, forms, last_type, keys, arrays, stdin)
     program = _Program.of(source, signature, forms, last_type)
     inputs_by_key = {key: program.xp.from_numpy(arrays[name]) for name, key in keys}
     return _output(program.xp, program.run(forms, inputs_by_key, stdin))
-
-
-def _planned(backend: str) -> bool:
-    """Whether the API runs plans on ``backend``: NumPy's, yes; another library's specialises in
-    its own way (JAX compiles the evaluation with ``jax.jit``, Dask makes a task graph) and runs
-    the whole-frame engine (decisions.md D47)."""
-    return backend == backends.DEFAULT
 
 
 def _evaluate_on(backend: str, forms: list, last_type: Type, keys: tuple, arrays: dict, stdin: str) -> Any:
@@ -350,8 +343,8 @@ class Function:
         self.source = source = source_text(source, "remora.function")
         self.backend = backend
         self._xp = _backend(backend, "remora.function")
-        self._planned = _planned(backend)
         self._session = Session(run=RunConfig(stdin=io.StringIO("")), backend=backend)
+        self._planned = self._session.engine_name == "plans"
         typed = self._session.check_text(source, "<function>")
         if not typed:
             raise RemoraTypeError("the function source has no forms", Span(Source("<function>", source), 1, 1, 1, 2))

@@ -78,16 +78,14 @@ class Session:
     replayed, :mod:`remora.plans`), ``"frames"`` (the whole-frame engine, dynamically: the plans'
     fallback, selectable to compare) or ``"reference"`` (the paper's rules one step at a time);
     ``backend`` names the array library it runs on (contract §8: ``"numpy"``, the default, or an
-    optional extra's).  Plans are NumPy's specialisation: on another backend ``"plans"`` means
-    the whole-frame engine, which that library specialises its own way (decisions.md D47).
+    optional extra's; :func:`engine_on` says which engine runs on it).
     """
 
     def __init__(self, engine: str = "plans", run: RunConfig | None = None, prelude: bool = True,
                  backend: str = backends.DEFAULT) -> None:
         self.checker = Checker()
         self.run = run or RunConfig()
-        if engine == "plans" and backend != backends.DEFAULT:
-            engine = "frames"
+        engine = engine_on(engine, backend)
         self.engine_name = engine
         self.engine = make_engine(engine, self.run, backend)
         self._prelude = prelude
@@ -259,6 +257,13 @@ def prelude_values(engine: str, backend: str = backends.DEFAULT) -> dict:
                 for key, value in evaluator.globals.items()
             }
     return values
+
+
+def engine_on(engine: str, backend: str) -> str:
+    """The engine that runs for ``engine`` on ``backend``: plans are NumPy's specialisation; on
+    another library ``plans`` means the whole-frame engine, which that library specialises its
+    own way (JAX compiles it with ``jax.jit``, Dask makes a task graph; decisions.md D47)."""
+    return "frames" if engine == "plans" and backend != backends.DEFAULT else engine
 
 
 def make_engine(name: str, run: RunConfig, backend: str = backends.DEFAULT):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from remora.errors import RemoraRuntimeError, RemoraTypeError
+import pytest
 
-from conftest import check_error, check_type, eval_error, eval_value
+from remora.errors import RemoraRuntimeError, RemoraTypeError
+from conftest import check_error, check_type, eval_error, eval_value, eval_values, run_program
 
 NAN = "(sqrt -1.0)"
 
@@ -63,3 +64,16 @@ def test_take_past_the_length_is_a_runtime_error():
 
 def test_pi():
     assert eval_value("pi") == "3.141592653589793"
+
+
+def test_take_and_drop_over_a_frame_cut_every_cell_at_once(monkeypatch):
+    """Over a frame, the boxes are made as filter's are — one mask, one flat buffer — not one
+    Python call per cell; the values are the reference engine's."""
+    from remora.primitives import ordering
+
+    program = ("(define m [[0 1 2 3] [4 5 6 7] [8 9 10 11]])"
+               " (take [1 -2 0] m) (drop [1 -2 3] m) ((λ ((r [Int 4])) (take -3 r)) m)")
+    expected = eval_values(program)
+    monkeypatch.setattr(ordering, "per_cell", lambda ctx, make: pytest.fail("a cell at a time"))
+    assert [p for p, _ in run_program(program, "frames")] == expected
+    assert expected[2] == "[(box 3 [1 2 3]) (box 3 [5 6 7]) (box 3 [9 10 11])]"

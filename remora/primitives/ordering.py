@@ -8,6 +8,8 @@ cell is the last axis); array work goes through the backend ``ctx.xp``.
 
 from __future__ import annotations
 
+from ..backends import host
+from ..dynamics.layouts import BoxFrame
 from ..dynamics.values import BoxValue
 from .arrays import per_cell
 from .registry import primitive
@@ -42,6 +44,9 @@ def _cut(ctx, n, xs, what: str, keep_taken: bool):
     d = xs.shape[r]
     magnitude = xp.elementwise("abs")(n)
     ctx.require(magnitude <= d, f"{what} of {{}} items from an array of {d} items", n)
+    if ctx.frame and not host.is_host(xs):  # all the frame's boxes in one flat buffer, as filter's
+        mask = _kept_items(xp, n, d, keep_taken, ctx.frame)
+        return BoxFrame(xp, ctx.frame, xp.select_items(xs, mask), xp.sum(mask, axis=-1))
 
     def make(idx):
         k = int(xp.to_host(n[idx]))
@@ -52,6 +57,15 @@ def _cut(ctx, n, xs, what: str, keep_taken: bool):
         return BoxValue((part.shape[0],), part)
 
     return per_cell(ctx, make)
+
+
+def _kept_items(xp, n, d: int, keep_taken: bool, frame: tuple):
+    """For each frame cell, which of its ``d`` items the cut keeps: the first ``n`` (the last
+    ``-n`` when negative) for ``take``, the others for ``drop``."""
+    position = xp.arange(d)
+    count = xp.expand_dims(n, -1)
+    taken = xp.where(count >= 0, position < count, position >= count + d)
+    return xp.broadcast_to(taken if keep_taken else xp.elementwise("logical_not")(taken), frame + (d,))
 
 
 @primitive(

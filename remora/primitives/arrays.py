@@ -166,7 +166,7 @@ def _transpose(ctx, xs):
 # --- inner product -----------------------------------------------------------------------
 
 #: Float contractions with at least this many multiply-adds may use BLAS (see _inner).
-BLAS_WORK = 1 << 20
+BLAS_WORK = 1 << 12
 
 
 def _inner_segmented(ctx, a, b):

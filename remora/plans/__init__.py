@@ -27,6 +27,7 @@ from ..erasure import erased as E
 from ..errors import RemoraError
 from .codegen import Source, emit_steps, literal, describe
 from .loops import trace_loop
+from .peephole import simplify
 from .trace import Miss, Sym, TracingBackend, Untraceable, concrete
 
 __all__ = ["Plan", "PlanCache", "PLANS", "Miss", "Untraceable", "record"]
@@ -167,9 +168,10 @@ def _generate(tracer: TracingBackend, tracing: TracingFrames, env: dict, value: 
             _load(src, loaded, f"G[{key!r}]", f"global {key}", scope)
         else:
             src.emit(1, f"if G[{key!r}] is not {src.constant(loaded, 'g')}: raise Miss  # {_what(loaded)} {key}")
-    emit_steps(tracer.rec.steps, src, 1, scope)
+    steps, value = simplify(tracer.rec.steps, value, tracer.inner)
+    emit_steps(steps, src, 1, scope)
     result = literal(value, src, scope)
-    if type(value) is Sym and tracer.inner.owns(value.value):
+    if type(value) is Sym and tracer.inner.owns(value.value) and getattr(value.value, "ndim", 0) == 0:
         result = f"xp.asarray({result})"  # (a plan may hold an atom as a scalar; it returns arrays)
     src.emit(1, f"return {result}  # {describe(concrete(value))}")
     return Plan(src.text(), src.ns)

@@ -18,6 +18,7 @@ import math
 import operator
 from typing import Any
 
+from .peephole import simplify
 from .trace import LoopIndex, Miss, Recording, Step, Sym, Untraceable, concrete
 
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
@@ -94,6 +95,8 @@ def subscript(key: Any, src: Source, scope: set) -> str:
 
     if not parts:
         return "()"
+    if type(key) is tuple and len(parts) == 1 and type(parts[0]) in (int, LoopIndex):
+        return one(parts[0])  # (``a[i]`` is ``a[(i,)]``, and quicker)
     text = ", ".join(one(k) for k in parts)
     return text + ("," if type(key) is tuple and len(parts) == 1 else "")
 
@@ -174,6 +177,9 @@ def emit_steps(steps: list[Step], src: Source, depth: int, scope: set) -> None:
 def emit_loop(step: Step, src: Source, depth: int, scope: set) -> None:
     sub, counter, acc, result = step.extra
     n, init, axis = step.args
+    if _python_loop(src.ns["xp"], step.label):
+        emit_inline_loop(step, src, depth, scope)
+        return
     name = f"step_{counter}"
     src.emit(depth, f"def {name}({counter}, {acc.name}):  # one item; the accumulator is {describe(acc.value)}")
     inner = set(scope) | {acc.name}
@@ -185,17 +191,47 @@ def emit_loop(step: Step, src: Source, depth: int, scope: set) -> None:
     scope.add(out.name)
 
 
+def _python_loop(xp, kind: str) -> bool:
+    """Whether the backend's ``loop``/``scan`` kernel is the plain Python loop of
+    :class:`~remora.backends.base.Backend`: the plan may then write the loop out itself, saving a
+    Python call per item (a JAX backend's kernel compiles the step instead)."""
+    from ..backends.base import Backend
+
+    return getattr(type(xp), kind, None) is getattr(Backend, kind)
+
+
+def emit_inline_loop(step: Step, src: Source, depth: int, scope: set) -> None:
+    """The loop written out in the plan: what ``Backend.loop``/``scan`` do, without a call per item."""
+    sub, counter, acc, result = step.extra
+    n, init, axis = step.args
+    out = step.outs
+    src.emit(depth, f"{acc.name} = {literal(init, src, scope)}  # the accumulator: {describe(acc.value)}")
+    if step.label == "scan":
+        src.emit(depth, f"{out.name} = []")
+    src.emit(depth, f"for {counter} in range({n}):")
+    inner = set(scope) | {acc.name}
+    emit_steps(sub.steps, src, depth + 1, inner)
+    src.emit(depth + 1, f"{acc.name} = {literal(result, src, inner)}")
+    if step.label == "scan":
+        src.emit(depth + 1, f"{out.name}.append({acc.name})")
+        src.emit(depth, f"{out.name} = xp.stack({out.name}, axis={axis})  # {describe(out.value)}")
+    else:
+        src.emit(depth, f"{out.name} = {acc.name}  # {describe(out.value)}")
+    scope.add(out.name)
+
+
 def step_function(sub: Recording, counter: str, acc: Sym, result: Any, xp) -> Any:
     """A loop's step as a callable at trace time: its free traced arrays bound to their values."""
     src = Source(xp)
+    steps, result = simplify(sub.steps, result, xp)
     free: dict[str, Sym] = {}
-    _free_syms(sub.steps, {acc.name}, free)
-    if type(result) is Sym and result.name not in _defined(sub.steps) | {acc.name}:
+    _free_syms(steps, {acc.name}, free)
+    if type(result) is Sym and result.name not in _defined(steps) | {acc.name}:
         free.setdefault(result.name, result)
     scope = set(free) | {acc.name}
     src.emit(0, f"def make({', '.join(free)}):")
     src.emit(1, f"def step({counter}, {acc.name}):")
-    emit_steps(sub.steps, src, 2, scope)
+    emit_steps(steps, src, 2, scope)
     src.emit(2, f"return {literal(result, src, scope)}")
     src.emit(1, "return step")
     namespace = dict(src.ns)

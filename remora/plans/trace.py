@@ -182,7 +182,11 @@ class LoopIndex(int):
         return self._affine(-self.a, -self.b)
 
     def code(self) -> str:
-        return f"({self.a} * {self.loop} + {self.b})" if self.a != 1 else f"({self.loop} + {self.b})"
+        if self.a == 1:
+            return self.loop if self.b == 0 else f"({self.loop} + {self.b})"
+        if self.a == -1:
+            return f"({self.b} - {self.loop})"
+        return f"({self.a} * {self.loop} + {self.b})"
 
     def _refuse(self, *args):
         raise Untraceable("a loop's item index was used other than to index an array")

@@ -1,0 +1,200 @@
+"""A recording made shorter before it is written out: what the engine does that a plan need not.
+
+The whole-frame engine is written for every shape; once the shapes are fixed, many of its calls
+do nothing — a ``permute_dims`` by the identity permutation, a ``reshape`` or ``broadcast_to``
+to the shape the array already has, a ``compact`` of an array with no broadcast axis — and some
+compute what nothing reads (the engine's bookkeeping of frames it then decides not to use).
+Each costs a Python call per replay: at the smallest sizes that is most of a plan's time.
+
+The pass rewrites a :class:`~.trace.Recording`'s steps without touching a value or a dtype:
+
+- an identity view becomes its operand (the later steps use the operand's name);
+- a ``compact`` of ``broadcast_to(v, S)`` that keeps all of ``v``'s items is ``v`` with unit
+  axes added (a ``reshape``), so the data-dependent shape guard the ``compact`` needed is gone;
+- a ``permute_dims`` that only moves axes of length 1 is a ``reshape``; a ``reshape`` of a
+  ``reshape`` is one ``reshape`` of the first operand (when nothing in the plan writes in place:
+  a folded chain may share memory where the chain had a copy);
+- a call whose result nothing reads (no later step, no guard, no check, not the result) is
+  dropped — backend calls are pure except the writing ones (``scatter``, item assignment).
+
+Guards, run-time checks and loops are always kept.  A loop's step is simplified the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .trace import Recording, Step, Sym
+
+#: backend calls that write into an argument (never dropped; they stop chain folding)
+_WRITES = {"scatter"}
+
+
+def simplify(steps: list[Step], result: Any, xp) -> tuple[list[Step], Any]:
+    """(the steps, the result) with identity views, foldable chains and dead calls removed
+    (``xp``: the backend the plan calls)."""
+    alias: dict[str, Sym] = {}
+    steps = _rewrite(steps, alias, {}, xp, not _writes(steps))
+    result = _subst(result, alias)
+    return _live(steps, _names(result)), result
+
+
+def _writes(steps: list[Step]) -> bool:
+    for step in steps:
+        if step.kind == "setitem" or step.label in _WRITES:
+            return True
+        if step.kind == "loop" and _writes(step.extra[0].steps):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------
+# rewriting
+
+
+def _rewrite(steps: list[Step], alias: dict, views: dict, xp, folding: bool) -> list[Step]:
+    """The steps with identity views dropped (``alias``: name → the Sym now standing for it) and
+    chains of views cut short; ``views``: name → (source, permutation, unit-only) such that the
+    array is ``reshape(permute_dims(source, permutation), its shape)`` — a view when unit-only."""
+    out: list[Step] = []
+    for step in steps:
+        args = _subst(step.args, alias)
+        if step.kind == "loop":
+            sub, counter, acc, result = step.extra
+            inner = Recording(sub.tracer, sub.params)
+            inner.steps = _rewrite(sub.steps, alias, dict(views), xp, folding)
+            out.append(Step("loop", step.label, step.fn, args, step.outs,
+                            extra=(inner, counter, acc, _subst(result, alias))))
+            continue
+        new = Step(step.kind, step.label, step.fn, args, step.outs, step.shape_guard, step.extra)
+        if step.kind == "call" and type(step.outs) is Sym and args and type(args[0]) is Sym:
+            new = _view(new, views, xp, folding)
+            if type(new) is Sym:
+                alias[step.outs.name] = new
+                continue
+        out.append(new)
+    return out
+
+
+def _view(step: Step, views: dict, xp, folding: bool) -> Sym | Step:
+    """``step``, or the operand it gives back unchanged (a Sym), or a cheaper step to its value."""
+    label, x, out = step.label, step.args[0], step.outs
+    shape = tuple(out.value.shape)
+    if label in ("reshape", "broadcast_to", "compact") and tuple(x.value.shape) == shape:
+        return x  # (a compact with no broadcast axis at trace time: the later steps expect this shape)
+    if label == "loop_items" and out.value is x.value:
+        return x  # (the backend's items are its arrays' own)
+    if label == "broadcast_to":
+        views[out.name] = ("broadcast", x)
+        return step
+    if label == "compact":
+        made = views.get(x.name)
+        if made is not None and type(made[0]) is str and made[1].value.size == out.value.size:
+            # ``compact(broadcast_to(v, S))`` keeping all of ``v``'s items: ``v`` with unit axes
+            src, perm, unit = _form(views, made[1])
+            return _as_view(step, (src, perm, unit), views, xp, folding, view=True)
+        return step
+    if label == "permute_dims":
+        axes = tuple(step.args[1])
+        if axes == tuple(range(len(axes))):
+            return x
+        src, perm, unit = _form(views, x)
+        if not (unit and folding):
+            src, perm = x, tuple(range(x.ndim))
+        # x's axes longer than 1 are, in order, those of permute_dims(src, perm)
+        long_src = [a for a in perm if src.value.shape[a] != 1]
+        where = dict(zip([k for k in range(x.ndim) if x.value.shape[k] != 1], long_src))
+        order = [where[k] for k in axes if x.value.shape[k] != 1]
+        perm = tuple(order + [a for a in range(src.ndim) if src.value.shape[a] == 1])
+        return _as_view(step, (src, perm, True), views, xp, folding, view=src is x)
+    if label == "reshape":
+        src, perm, unit = _form(views, x)
+        if not folding:
+            src, perm, unit = x, tuple(range(x.ndim)), True
+        return _as_view(step, (src, perm, unit and _long(x.value.shape) == _long(shape)), views, xp, folding)
+    return step
+
+
+def _form(views: dict, x: Sym) -> tuple:
+    made = views.get(x.name)
+    if made is None or type(made[0]) is str:
+        return x, tuple(range(x.ndim)), True
+    return made
+
+
+def _as_view(step: Step, form: tuple, views: dict, xp, folding: bool, view: bool = False) -> Sym | Step:
+    """``step``'s value as ``form`` says: its source itself, or one reshape of it (when chains
+    may be folded, or ``view``: the reshape only adds or drops unit axes of a view), or ``step``
+    itself — remembered as ``form`` for the views made from it next."""
+    src, perm, _ = form
+    shape = tuple(step.outs.value.shape)
+    views[step.outs.name] = form
+    if perm == tuple(range(len(perm))) and (folding or view):
+        if tuple(src.value.shape) == shape:
+            return src
+        return Step("call", "reshape", xp.reshape, (src, shape), step.outs)
+    return step
+
+
+def _long(shape: tuple) -> list:
+    return [d for d in shape if d != 1]
+
+
+def _subst(x: Any, alias: dict) -> Any:
+    t = type(x)
+    if t is Sym:
+        return alias.get(x.name, x)
+    if t is tuple:
+        return tuple(_subst(y, alias) for y in x)
+    if t is list:
+        return [_subst(y, alias) for y in x]
+    if t is slice:
+        return slice(_subst(x.start, alias), _subst(x.stop, alias), _subst(x.step, alias))
+    return x
+
+
+# ---------------------------------------------------------------------------
+# dead calls
+
+
+def _live(steps: list[Step], needed: set) -> list[Step]:
+    """``steps`` without the pure calls whose results nothing in ``needed`` or later reads."""
+    kept: list[Step] = []
+    for step in reversed(steps):
+        if step.kind == "call" and step.label not in _WRITES and not (_outs(step) & needed):
+            continue
+        if step.kind == "loop":
+            sub, counter, acc, result = step.extra
+            inner = Recording(sub.tracer, sub.params)
+            inner.steps = _live(sub.steps, _names(result))
+            step = Step("loop", step.label, step.fn, step.args, step.outs, extra=(inner, counter, acc, result))
+            needed |= _uses(inner.steps) | _names(result)
+        needed |= _names(step.args)
+        kept.append(step)
+    kept.reverse()
+    return kept
+
+
+def _outs(step: Step) -> set:
+    outs = step.outs if type(step.outs) is tuple else (step.outs,) if step.outs is not None else ()
+    return {o.name for o in outs}
+
+
+def _uses(steps: list[Step]) -> set:
+    names: set = set()
+    for step in steps:
+        names |= _names(step.args)
+        if step.kind == "loop":
+            names |= _uses(step.extra[0].steps) | _names(step.extra[3])
+    return names
+
+
+def _names(x: Any) -> set:
+    t = type(x)
+    if t is Sym:
+        return {x.name}
+    if t in (tuple, list):
+        return set().union(*(_names(y) for y in x)) if x else set()
+    if t is slice:
+        return _names((x.start, x.stop, x.step))
+    return set()

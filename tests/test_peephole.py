@@ -1,0 +1,120 @@
+"""Plans simplified before they are written (remora/plans/peephole.py): identity views and dead
+calls dropped, chains of views folded — with the values, dtypes and checks unchanged."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+import remora
+from remora import backends
+from remora.plans import PLANS
+from remora.plans.codegen import Source, emit_steps
+from remora.plans.loops import trace_loop
+from remora.plans.peephole import simplify
+from remora.plans.trace import TracingBackend
+
+NUMPY = backends.get("numpy")
+
+
+def _plan_texts(key_text: str) -> list[str]:
+    return [p.source for _, kept in list(PLANS._plans.values()) if kept for p in kept if key_text in p.source]
+
+
+def _calls(source: str) -> list[str]:
+    """The array calls of a plan (its lines that assign a value made by the backend)."""
+    return [line.strip() for line in source.splitlines() if re.match(r"\s*v\d+(, )?,? = ", line)
+            and not re.match(r"\s*v\d+ = [GL]\[", line)]
+
+
+def test_a_small_matrix_product_plan_is_a_few_calls():
+    """The trace of a 64×64 `matmul` records 19 calls, most of them views that change nothing
+    (identity permutations, reshapes to the same shape, a broadcast then compacted back)."""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((64, 64)), rng.standard_normal((64, 64))
+    PLANS.clear()
+    got = remora.evaluate("(matmul a b)", a=a, b=b)  # (traced: the engine's own calls)
+    again = remora.evaluate("(matmul a b)", a=a, b=b)  # (replayed: the simplified plan)
+    assert np.array_equal(got, again) and got.dtype == again.dtype == np.float64
+    assert np.allclose(got, a @ b)
+    (source,) = _plan_texts("xp.matmul(")[-1:]
+    calls = _calls(source)
+    assert len(calls) <= 4, source
+    assert "shape from data" not in source  # (the compact of a broadcast, and its guard, are gone)
+    assert not any("permute_dims" in c for c in calls), source
+
+
+def test_a_plan_without_its_compact_guard_is_right_on_a_broadcast_input():
+    """The dropped `compact` guarded the strides of its input: on an input that is itself a
+    broadcast view the replay must still give the dynamic engine's value."""
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((64, 64)), rng.standard_normal((64, 64))
+    remora.evaluate("(matmul a b)", a=a, b=b)
+    row = np.broadcast_to(rng.standard_normal(64), (64, 64))
+    before = dict(PLANS.stats)
+    assert np.allclose(remora.evaluate("(matmul a b)", a=row, b=b), row @ b)
+    assert PLANS.stats["replayed"] == before["replayed"] + 1
+
+
+def _traced(build):
+    """(steps, result) of what ``build(tracer, x)`` records on a traced 2×3 Float input ``x``."""
+    tracer = TracingBackend(NUMPY, trace_loop)
+    x = tracer.input(np.arange(6.0).reshape(2, 3))
+    result = build(tracer, x)
+    return tracer, x, result
+
+
+def test_identity_views_and_dead_calls_are_dropped():
+    def build(xp, x):
+        y = xp.permute_dims(x, [0, 1])
+        y = xp.reshape(y, (2, 3))
+        y = xp.broadcast_to(y, (2, 3))
+        xp.add(x, x)  # (read by nothing)
+        return xp.multiply(y, 2.0)
+
+    tracer, x, result = _traced(build)
+    assert len(tracer.rec.steps) == 5
+    steps, out = simplify(tracer.rec.steps, result, NUMPY)
+    assert [s.label for s in steps] == ["multiply"]
+    assert steps[0].args[0] is x and out is result
+
+
+def test_chains_of_unit_axis_views_fold_into_one_reshape():
+    def build(xp, x):
+        t = xp.permute_dims(x, [1, 0])  # (3, 2)
+        t = xp.reshape(t, (1, 3, 2))
+        t = xp.permute_dims(t, (0, 2, 1))  # (1, 2, 3): x with a unit axis
+        return xp.reshape(t, (2, 1, 3))
+
+    tracer, x, result = _traced(build)
+    steps, out = simplify(tracer.rec.steps, result, NUMPY)
+    assert [(s.label, s.args[0] is x, s.args[1]) for s in steps] == [("reshape", True, (2, 1, 3))]
+    src = Source(NUMPY)
+    scope = {x.name}
+    emit_steps(steps, src, 0, scope)
+    namespace = dict(src.ns, **{x.name: x.value})
+    exec(src.text(), namespace)
+    assert np.array_equal(namespace[out.name], result.value)
+
+
+def test_a_permutation_of_long_axes_is_kept():
+    def build(xp, x):
+        return xp.add(xp.permute_dims(x, [1, 0]), 1.0)
+
+    tracer, x, result = _traced(build)
+    steps, _ = simplify(tracer.rec.steps, result, NUMPY)
+    assert [s.label for s in steps] == ["permute_dims", "add"]
+
+
+def test_chains_are_not_folded_where_the_plan_writes_in_place():
+    """A folded chain may be a view of memory where the chain made a copy: with a write in the
+    plan, only the views that give back their operand are dropped."""
+    def build(xp, x):
+        t = xp.reshape(xp.reshape(x, (6,)), (3, 2))
+        buf = xp.empty((6,), "Float")
+        return xp.scatter(buf, xp.arange(6), xp.reshape(t, (6,)))
+
+    tracer, x, result = _traced(build)
+    steps, _ = simplify(tracer.rec.steps, result, NUMPY)
+    assert [s.label for s in steps].count("reshape") == 3

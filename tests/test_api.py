@@ -568,6 +568,37 @@ def test_function_calls_do_not_reparse_or_recheck(counters):
     assert counters["check_form"].calls == 1
 
 
+def test_function_keeps_a_bounded_number_of_signatures_most_recently_used(monkeypatch, counters):
+    """A Function called on ever new shapes keeps at most ``Function.SIGNATURES`` checked
+    applications (and their plans): the least recently used is let go, a recent one is kept."""
+    monkeypatch.setattr(remora.interfaces.api.Function, "SIGNATURES", 4)
+    f = remora.function("(λ ((x (Arr Int (Shp)))) (* x 2))")
+    for n in range(1, 20):
+        f(np.arange(n))
+        f(np.arange(1))  # (used again after every new one: never the least recent)
+        assert len(f._calls) <= 4
+    counters["check_form"].calls = 0
+    assert f(np.arange(1)).tolist() == [0]
+    assert f(np.arange(19)).tolist() == list(range(0, 38, 2))
+    assert counters["check_form"].calls == 0  # (both kept)
+    assert f(np.arange(2)).tolist() == [0, 2]
+    assert counters["check_form"].calls == 1  # (let go long ago: checked again)
+
+
+def test_function_frame_axes_are_computed_once_per_signature(monkeypatch):
+    """On a backend that runs the whole-frame engine (JAX here), each call needs each argument's
+    frame axes: they follow from the signature, so they are computed when it is first seen."""
+    pytest.importorskip("jax")
+    calls = []
+    real = remora.interfaces.api._frame_axes
+    monkeypatch.setattr(remora.interfaces.api, "_frame_axes", lambda app, arrays: calls.append(1) or real(app, arrays))
+    f = remora.function("(λ ((v (Arr Float (Shp 3)))) (sum v))", backend="jax")
+    x = np.arange(6.0).reshape(2, 3)
+    for _ in range(3):
+        np.testing.assert_allclose(np.asarray(f(x)), [3.0, 12.0])
+    assert len(calls) == 1
+
+
 def test_evaluate_does_not_reparse_same_source(counters):
     source = f"; {uuid.uuid4().hex}\n(+ x 1)"
     remora.evaluate(source, x=np.arange(3))

@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import math
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -356,9 +357,9 @@ class Function:
         self._source = Source("<function>", source)
         self._span = last.span if not isinstance(last, TyDefine) else last.value.span
         self._session.bind("%function", self._value, self.type)
-        self._calls: dict[tuple, Any] = {}
-        #: by signature, the plan of the application that ran last (tried first)
-        self._plans: dict[tuple, Any] = {}
+        #: by argument signature, the most recently used :attr:`SIGNATURES` kept: [the checked
+        #: application, each argument's frame axes, the plan that ran last (tried first)]
+        self._calls: OrderedDict[tuple, list] = OrderedDict()
         #: the checker is one per Function: new signatures are checked one at a time
         self._checking = threading.Lock()
 
@@ -371,23 +372,26 @@ class Function:
         arrays = [a if type(a) is np.ndarray and a.dtype in BASE_OF_DTYPE
                   else as_remora_array(f"argument {i + 1}", a, f"argument {i + 1}", xp) for i, a in enumerate(args)]
         key = tuple([(a.dtype.char, a.shape) for a in arrays]) if self._planned else _signature(arrays)
-        app = self._calls.get(key)
-        if app is None:
-            with self._checking:
-                app = self._calls.get(key)
-                if app is None:
-                    app = self._calls[key] = self._application(arrays)
+        calls = self._calls
+        entry = calls.get(key)
+        if entry is None:
+            entry = self._signature(key, arrays)
+        else:
+            try:
+                calls.move_to_end(key)
+            except KeyError:  # (another thread let it go meanwhile: it is still this call's)
+                pass
+        app = entry[0]
         # The arguments are this call's own environment: the engine is shared by every call.
         engine = self._session.engine
         if not self._planned:
-            frames = _frame_axes(app, arrays)
-            env = {name: _engine_array(xp, a, k) for name, a, k in zip(_ARGUMENTS, arrays, frames)}
+            env = {name: _engine_array(xp, a, k) for name, a, k in zip(_ARGUMENTS, arrays, entry[1])}
             with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
                 # (one compiled function per argument signature on a compiling backend: ``app`` is
                 # this signature's own node)
                 return _output(xp, xp.compile(app, lambda values: engine.value(app, values), env))
         env = dict(zip(_ARGUMENTS, map(xp.from_numpy, arrays)))
-        plan = self._plans.get(key)
+        plan = entry[2]
         if plan is not None:  # the plan that fitted last time: straight to it
             try:
                 value = plan.run(engine.globals, env)
@@ -398,8 +402,24 @@ class Function:
                 return _output(xp, value)
         value = PLANS.run(app, engine.globals, env, lambda: _traced(engine, app, env), lambda: _dynamic(engine, app, env))
         kept = PLANS.plans(app)
-        self._plans[key] = kept[-1] if kept else None
+        entry[2] = kept[-1] if kept else None
         return _output(xp, value)
+
+    #: argument signatures a Function keeps (their checked applications and plans), the most
+    #: recently used first: a Function called on ever new shapes does not grow without bound
+    SIGNATURES = 256
+
+    def _signature(self, key: tuple, arrays: list) -> list:
+        """The entry of a new argument signature: checked once (one at a time), its frame axes
+        computed once, the least recently used signature let go past :attr:`SIGNATURES`."""
+        with self._checking:
+            entry = self._calls.get(key)
+            if entry is None:
+                app = self._application(arrays)
+                entry = self._calls[key] = [app, _frame_axes(app, arrays), None]
+                while len(self._calls) > self.SIGNATURES:
+                    self._calls.popitem(last=False)
+            return entry
 
     def _application(self, arrays: list[np.ndarray]):
         """The erased application of this function to arguments of these types (checked once)."""

@@ -251,3 +251,16 @@ def test_the_command_line_refuses_an_unknown_backend_as_a_usage_error():
         code = main(["eval", "--backend=cuda", "-e", "(+ 1 2)"])
     out, err = out.getvalue(), err.getvalue()
     assert code == 2 and out == "" and "unknown backend 'cuda'" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("xs, ms", [((5, 7), (5, 7)), ((5, 7, 3), (5, 7)), ((5, 7, 20), (5,)), ((6,), (6,)),
+                                    ((0, 4), (0, 4)), ((4, 0), (4,)), ((3, 4, 0, 2), (3, 4)), ((), ())])
+def test_select_items_is_boolean_indexing(xs, ms):
+    """NumPy's ``select_items`` compresses the flattened frame (quicker than ``x[mask]``): the same
+    cells in the same order, on dense, reversed (strided) and empty arrays alike."""
+    rng = np.random.default_rng(0)
+    x, mask = rng.standard_normal(xs), rng.random(ms) < 0.5
+    xp = NumpyBackend()
+    for xv, mv in ((x, mask), (x[::-1], mask[::-1]) if x.ndim else (x, mask)):
+        got, want = xp.select_items(xv, mv), xv[mv]
+        assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want)

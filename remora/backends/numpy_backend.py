@@ -308,7 +308,11 @@ class NumpyBackend(Backend):
         if rest and 0 < size <= 8:  # narrow items: select each component (faster on strided views)
             parts = [x[(Ellipsis,) + idx][mask] for idx in np.ndindex(*rest)]
             return np.stack(parts, axis=-1).reshape((-1,) + rest)
-        return x[mask] if not rest else x[np.nonzero(mask)]
+        if lead == 0:
+            return x[mask]
+        # ``compress`` on the flattened frame: the same cells in the same order as ``x[mask]``, in
+        # about half the time (boolean indexing branches per item; a random mask defeats it)
+        return np.compress(mask.reshape(-1), x.reshape((mask.size,) + rest), axis=0)
 
     def argsort(self, x, descending: bool = False):
         return np.argsort(-x if descending else x, kind="stable")

@@ -118,3 +118,30 @@ def test_chains_are_not_folded_where_the_plan_writes_in_place():
     tracer, x, result = _traced(build)
     steps, _ = simplify(tracer.rec.steps, result, NUMPY)
     assert [s.label for s in steps].count("reshape") == 3
+
+
+def test_a_call_repeated_on_the_same_operands_is_made_once():
+    def build(xp, x):
+        a = xp.multiply(x, x)
+        b = xp.multiply(x, x)  # (the same)
+        c = xp.multiply(x, -0.0)
+        d = xp.multiply(x, 0.0)  # (not the same: the zeros' signs differ)
+        return xp.add(xp.add(a, b), xp.add(c, d))
+
+    tracer, x, result = _traced(build)
+    steps, _ = simplify(tracer.rec.steps, result, NUMPY)
+    assert [s.label for s in steps] == ["multiply", "multiply", "multiply", "add", "add", "add"]
+    assert steps[3].args[0] is steps[3].args[1]
+
+
+def test_repeated_calls_are_kept_where_the_plan_writes_in_place():
+    def build(xp, x):
+        buf = xp.full((2, 3), 1.0, "Float")
+        a = xp.multiply(buf, 2.0)
+        buf[0, 0] = 5.0  # (the same operand, other atoms)
+        return xp.add(a, xp.multiply(buf, 2.0))
+
+    tracer, x, result = _traced(build)
+    steps, _ = simplify(tracer.rec.steps, result, NUMPY)
+    assert [s.label for s in steps].count("multiply") == 2
+    assert result.value[0, 0] == 12.0

@@ -14,6 +14,8 @@ The pass rewrites a :class:`~.trace.Recording`'s steps without touching a value 
 - a ``permute_dims`` that only moves axes of length 1 is a ``reshape``; a ``reshape`` of a
   ``reshape`` is one ``reshape`` of the first operand (when nothing in the plan writes in place:
   a folded chain may share memory where the chain had a copy);
+- a call made again on the same operands (the program's ``(* x x)`` written twice) is made once,
+  when nothing in the plan writes in place;
 - a call whose result nothing reads (no later step, no guard, no check, not the result) is
   dropped — backend calls are pure except the writing ones (``scatter``, item assignment).
 
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .trace import Recording, Step, Sym
+from .trace import LoopIndex, Recording, Step, Sym
 
 #: backend calls that write into an argument (never dropped; they stop chain folding)
 _WRITES = {"scatter"}
@@ -34,7 +36,8 @@ def simplify(steps: list[Step], result: Any, xp) -> tuple[list[Step], Any]:
     """(the steps, the result) with identity views, foldable chains and dead calls removed
     (``xp``: the backend the plan calls)."""
     alias: dict[str, Sym] = {}
-    steps = _rewrite(steps, alias, {}, xp, not _writes(steps))
+    pure = not _writes(steps)
+    steps = _rewrite(steps, alias, {}, xp, pure, {} if pure else None)
     result = _subst(result, alias)
     return _live(steps, _names(result)), result
 
@@ -52,17 +55,19 @@ def _writes(steps: list[Step]) -> bool:
 # rewriting
 
 
-def _rewrite(steps: list[Step], alias: dict, views: dict, xp, folding: bool) -> list[Step]:
+def _rewrite(steps: list[Step], alias: dict, views: dict, xp, folding: bool, made: dict | None) -> list[Step]:
     """The steps with identity views dropped (``alias``: name → the Sym now standing for it) and
     chains of views cut short; ``views``: name → (source, permutation, unit-only) such that the
-    array is ``reshape(permute_dims(source, permutation), its shape)`` — a view when unit-only."""
+    array is ``reshape(permute_dims(source, permutation), its shape)`` — a view when unit-only.
+    ``made`` (when nothing writes in place): each call made so far by what it computes, so that
+    a call repeated on the same operands is made once (the program's ``(* x x)`` written twice)."""
     out: list[Step] = []
     for step in steps:
         args = _subst(step.args, alias)
         if step.kind == "loop":
             sub, counter, acc, result = step.extra
             inner = Recording(sub.tracer, sub.params)
-            inner.steps = _rewrite(sub.steps, alias, dict(views), xp, folding)
+            inner.steps = _rewrite(sub.steps, alias, dict(views), xp, folding, None if made is None else dict(made))
             out.append(Step("loop", step.label, step.fn, args, step.outs,
                             extra=(inner, counter, acc, _subst(result, alias))))
             continue
@@ -72,8 +77,57 @@ def _rewrite(steps: list[Step], alias: dict, views: dict, xp, folding: bool) -> 
             if type(new) is Sym:
                 alias[step.outs.name] = new
                 continue
+        if made is not None and new.kind == "call" and new.label not in _FRESH and not new.shape_guard:
+            key = _key((new.label, new.fn, new.args))
+            if key is not None:
+                first = made.get(key)
+                if first is not None and _same_kind(first, new.outs):
+                    for a, b in zip(_tuple(new.outs), _tuple(first)):
+                        alias[a.name] = b
+                    continue
+                made[key] = new.outs
         out.append(new)
     return out
+
+
+#: calls that make a new buffer each time (two are never the same array)
+_FRESH = {"empty", "full", "scatter"}
+
+
+def _tuple(outs) -> tuple:
+    return outs if type(outs) is tuple else (outs,)
+
+
+def _same_kind(a, b) -> bool:
+    return len(_tuple(a)) == len(_tuple(b)) and all(
+        x.value.shape == y.value.shape and x.value.dtype == y.value.dtype for x, y in zip(_tuple(a), _tuple(b)))
+
+
+def _key(x: Any):
+    """What a call's function and arguments compute, hashable — or None if unsure. Traced arrays
+    by name, numbers by their exact spelling (``-0.0`` is not ``0.0``), 0-d constants by dtype and
+    bytes, other objects by identity (a plan keeps them alive)."""
+    t = type(x)
+    if t is Sym:
+        return ("s", x.name)
+    if t in (tuple, list):
+        parts = tuple(_key(y) for y in x)
+        return None if any(p is None for p in parts) else (t.__name__, parts)
+    if t is slice:
+        return _key(("slice", x.start, x.stop, x.step))
+    if t in (int, bool, str) or x is None or x is Ellipsis:
+        return (t.__name__, x)
+    if t is float:
+        return ("float", repr(x))
+    if t is LoopIndex:
+        return ("i", x.loop, x.a, x.b)
+    if getattr(x, "shape", None) == () and getattr(x, "dtype", None) is not None and hasattr(x, "tobytes"):
+        return ("0d", x.dtype.str, x.tobytes())
+    try:
+        hash(x)
+    except TypeError:
+        return ("id", id(x))
+    return ("o", x)
 
 
 def _view(step: Step, views: dict, xp, folding: bool) -> Sym | Step:

@@ -145,3 +145,34 @@ def test_repeated_calls_are_kept_where_the_plan_writes_in_place():
     steps, _ = simplify(tracer.rec.steps, result, NUMPY)
     assert [s.label for s in steps].count("multiply") == 2
     assert result.value[0, 0] == 12.0
+
+
+MANDEL = """
+(define (step (z [Float 3]) (c [Float 2]))
+  (let ((x (index z 0)) (y (index z 1)))
+    [(+ (- (* x x) (* y y)) (index c 0)) (+ (* 2.0 (* x y)) (index c 1)) (+ (index z 2) 1.0)]))
+(define (run (c [Float 2])) (iterate (λ ((z [Float 3])) (step z c)) 5 [0.0 0.0 0.0]))
+(run points)
+"""
+
+
+def test_a_loop_whose_state_is_a_frame_of_parts_carries_the_parts():
+    """A loop whose step builds its state as a frame literal and takes it apart again carries
+    the parts, and stacks them once after the last step: the same atoms, without a stacked copy
+    of the state per item."""
+    from conftest import eval_value
+
+    points = np.random.default_rng(5).uniform(-0.5, 0.5, (7, 9, 2))
+    PLANS.clear()
+    first = remora.evaluate(MANDEL, points=points)  # (traced: the engine's own steps)
+    again = remora.evaluate(MANDEL, points=points)  # (replayed)
+    assert np.array_equal(first, again) and again.shape == (7, 9, 3)
+    (source,) = [s for s in _plan_texts("in range(5):")]
+    loop = source[source.index("in range(5):"):]
+    body = loop[:loop.index("xp.moveaxis(")]
+    assert "stack" not in body and "moveaxis" not in body, source
+    # the reference engine's value, cell by cell (each point alone)
+    for i, j in ((0, 0), (6, 8), (3, 4)):
+        c = points[i, j]
+        want = eval_value(MANDEL.replace("(run points)", f"(run [{float(c[0])!r} {float(c[1])!r}])"))
+        assert want == "[" + " ".join(repr(float(x)) for x in again[i, j]) + "]"

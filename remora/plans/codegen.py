@@ -205,6 +205,10 @@ def emit_inline_loop(step: Step, src: Source, depth: int, scope: set) -> None:
     sub, counter, acc, result = step.extra
     n, init, axis = step.args
     out = step.outs
+    parts = _unstacked(step) if step.label == "loop" else None
+    if parts is not None:
+        emit_unstacked_loop(step, parts, src, depth, scope)
+        return
     src.emit(depth, f"{acc.name} = {literal(init, src, scope)}  # the accumulator: {describe(acc.value)}")
     if step.label == "scan":
         src.emit(depth, f"{out.name} = []")
@@ -217,6 +221,99 @@ def emit_inline_loop(step: Step, src: Source, depth: int, scope: set) -> None:
         src.emit(depth, f"{out.name} = xp.stack({out.name}, axis={axis})  # {describe(out.value)}")
     else:
         src.emit(depth, f"{out.name} = {acc.name}  # {describe(out.value)}")
+    scope.add(out.name)
+
+
+def _unstacked(step: Step):
+    """An accumulator made of parts: each step stacks its new parts along an axis ``k``
+    (``moveaxis(stack(parts, 0), 0, k)``, as a frame literal is built) and the next step only
+    takes them apart again (``acc[:, …, j, ...]``).  Then the loop can carry the parts and stack
+    them once, after the last step — the same atoms without a copy of the state per item.
+    Returns (k, the parts' Syms, {name of a part read: j}, the steps to leave out), or None."""
+    sub, counter, acc, result = step.extra
+    steps = sub.steps
+    made = {o.name: st for st in steps if st.kind == "call" for o in _outs(st)}
+    last = made.get(result.name) if type(result) is Sym else None
+    if last is None or last.label != "moveaxis" or last.args[1] != 0 or type(last.args[0]) is not Sym:
+        return None
+    k = last.args[2]
+    stacked = made.get(last.args[0].name)
+    if stacked is None or stacked.label != "stack" or len(stacked.args) != 2 or stacked.args[1] != 0 \
+            or type(stacked.args[0]) is not list:
+        return None
+    parts = stacked.args[0]
+    reads: dict[str, int] = {}
+    for st in steps:
+        if st.kind != "call" or st.label in ("matmul", "scatter"):
+            return None  # (a guard, a check, a write, a nested loop; BLAS rounds by layout)
+        if st is stacked or st is last:
+            continue
+        if st.label == "getitem" and st.args[0] is acc:
+            j = _part_index(st.args[1], k, len(parts))
+            if j is None or getattr(st.outs.value, "ndim", 0) == 0:
+                return None
+            reads[st.outs.name] = j
+        elif _mentions(st.args, acc.name) or _mentions(st.args, last.args[0].name) \
+                or _mentions(st.args, result.name):
+            return None
+    if _mentions(parts, acc.name):
+        return None
+    return k, parts, reads, (stacked, last)
+
+
+def _part_index(key, k: int, m: int):
+    """``j`` if ``key`` is ``(:, …, :, j, ...)`` with ``k`` slices and ``0 ≤ j < m``."""
+    if type(key) is not tuple:
+        return None
+    body = key[:-1] if key and key[-1] is Ellipsis else key
+    if len(body) != k + 1 or any(type(x) is not slice or x != slice(None) for x in body[:k]):
+        return None
+    j = body[k]
+    return j if type(j) is int and 0 <= j < m else None
+
+
+def _mentions(x, name: str) -> bool:
+    t = type(x)
+    if t is Sym:
+        return x.name == name
+    if t in (tuple, list):
+        return any(_mentions(y, name) for y in x)
+    if t is slice:
+        return _mentions((x.start, x.stop, x.step), name)
+    return False
+
+
+def _outs(step: Step) -> tuple:
+    return step.outs if type(step.outs) is tuple else (step.outs,) if step.outs is not None else ()
+
+
+def emit_unstacked_loop(step: Step, found, src: Source, depth: int, scope: set) -> None:
+    """The loop carrying its accumulator's parts (see :func:`_unstacked`), stacked after it."""
+    sub, counter, acc, result = step.extra
+    n, init, _ = step.args
+    k, parts, reads, skip = found
+    stacked, last = skip
+    names = [f"{acc.name}_{j}" for j in range(len(parts))]
+    lead = ":, " * k
+    whole = literal(init, src, scope)
+    src.emit(depth, f"{', '.join(names)}, = " + ", ".join(f"{whole}[{lead}{j}, ...]" for j in range(len(parts)))
+             + f"  # the accumulator {describe(acc.value)}, by its parts along axis {k}")
+    src.emit(depth, f"for {counter} in range({n}):")
+    inner = set(scope) | set(names)
+    body = []
+    for st in sub.steps:
+        if st is stacked or st is last:
+            continue
+        if st.label == "getitem" and st.outs.name in reads:
+            src.emit(depth + 1, f"{st.outs.name} = {names[reads[st.outs.name]]}")
+            inner.add(st.outs.name)
+            continue
+        body.append(st)
+        emit_steps([st], src, depth + 1, inner)
+    src.emit(depth + 1, f"{', '.join(names)}, = " + ", ".join(literal(p, src, inner) for p in parts))
+    fn = src.constant(stacked.fn, "stack_")
+    out = step.outs
+    src.emit(depth, f"{out.name} = xp.moveaxis({fn}([{', '.join(names)}], 0), 0, {k})  # {describe(out.value)}")
     scope.add(out.name)
 
 

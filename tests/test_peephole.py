@@ -176,3 +176,35 @@ def test_a_loop_whose_state_is_a_frame_of_parts_carries_the_parts():
         c = points[i, j]
         want = eval_value(MANDEL.replace("(run points)", f"(run [{float(c[0])!r} {float(c[1])!r}])"))
         assert want == "[" + " ".join(repr(float(x)) for x in again[i, j]) + "]"
+
+
+def test_a_temporary_nothing_reads_again_takes_the_next_result():
+    """In a chain of elementwise calls, a call writes into a temporary only it reads (NumPy's
+    ``out=``): the same atoms, a temporary fewer — never into an input, a value read twice, or
+    the result."""
+    rng = np.random.default_rng(6)
+    x, y = rng.standard_normal((50, 40)), rng.standard_normal((50, 40))
+    x0, y0 = x.copy(), y.copy()
+    program = "(let ((t (* x 2.0))) (+ (* (+ t y) (- y 1.0)) (* t t)))"
+    PLANS.clear()
+    first = remora.evaluate(program, x=x, y=y)
+    (source,) = _plan_texts("G['y#")[-1:] or [""]
+    assert "out=" in source, source
+    for _ in range(2):
+        again = remora.evaluate(program, x=x, y=y)
+        assert np.array_equal(again, first)
+    t = x0 * 2.0
+    assert np.array_equal(first, (t + y0) * (y0 - 1.0) + t * t)
+    assert np.array_equal(x, x0) and np.array_equal(y, y0)
+
+
+def test_a_loop_result_is_never_written_into():
+    program = "(iterate (λ ((v [Float 4])) (+ (* v 0.5) 1.0)) 3 x)"
+    x = np.arange(4.0)
+    first = remora.evaluate(program, x=x)
+    for _ in range(2):
+        assert np.array_equal(remora.evaluate(program, x=x), first)
+    want = x
+    for _ in range(3):
+        want = want * 0.5 + 1.0
+    assert np.array_equal(first, want) and np.array_equal(x, np.arange(4.0))

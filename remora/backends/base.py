@@ -190,6 +190,12 @@ class Backend:
         is right for exactly such arguments (one without the checks those facts settle)."""
         return getattr(self, name)
 
+    def writes_into(self, fn: Callable) -> bool:
+        """Whether ``fn`` (as :meth:`specialise` gave it) takes ``out=``: a plan may then have it
+        write its result into a temporary array of the result's dtype and shape that nothing
+        reads afterwards, instead of making a new one."""
+        return False
+
     # --- structure (also on host object arrays) ---------------------------------------------
 
     def reshape(self, x: Array, shape: tuple) -> Array:

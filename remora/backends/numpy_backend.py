@@ -184,6 +184,9 @@ class NumpyBackend(Backend):
             return lambda op, x, axis: reduce(x, axis=axis)
         return getattr(self, name)
 
+    def writes_into(self, fn) -> bool:
+        return isinstance(fn, np.ufunc) and fn.nout == 1
+
     # --- structure ------------------------------------------------------------------------------
     # (NumPy's own functions where their signatures are the array API's: no extra call on the
     # engine's hottest paths)

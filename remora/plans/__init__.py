@@ -169,7 +169,7 @@ def _generate(tracer: TracingBackend, tracing: TracingFrames, env: dict, value: 
         else:
             src.emit(1, f"if G[{key!r}] is not {src.constant(loaded, 'g')}: raise Miss  # {_what(loaded)} {key}")
     steps, value = simplify(tracer.rec.steps, value, tracer.inner)
-    emit_steps(steps, src, 1, scope)
+    emit_steps(steps, src, 1, scope, keep=value)
     result = literal(value, src, scope)
     if type(value) is Sym and tracer.inner.owns(value.value) and getattr(value.value, "ndim", 0) == 0:
         result = f"xp.asarray({result})"  # (a plan may hold an atom as a scalar; it returns arrays)

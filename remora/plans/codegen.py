@@ -101,9 +101,72 @@ def subscript(key: Any, src: Source, scope: set) -> str:
     return text + ("," if type(key) is tuple and len(parts) == 1 else "")
 
 
-def call_text(step: Step, src: Source, scope: set) -> str:
+#: the array-API names of the operators a plan writes infix
+_UFUNC_OF = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "lt": "less",
+             "le": "less_equal", "gt": "greater", "ge": "greater_equal", "eq": "equal", "ne": "not_equal",
+             "neg": "negative", "abs": "abs"}
+
+
+def spare_temporaries(steps: list[Step], keep: Any) -> set:
+    """The arrays made by an elementwise call of ``steps`` that exactly one later call of the same
+    steps reads (not a view of them, not a loop, not ``keep``): that call may write its result
+    into one, as NumPy's ``out=`` — a temporary fewer, the same atoms."""
+    uses: dict[str, int] = {}
+    _count(keep, uses, 2)
+    made = set()
+    for step in steps:
+        if step.kind == "loop":
+            _count(step.args, uses, 1)
+            _count([st.args for st in step.extra[0].steps], uses, 2)  # (read once per item)
+            _count(step.extra[3], uses, 2)
+            continue
+        _count(step.args, uses, 1)
+        if step.kind == "call" and type(step.outs) is Sym and (step.label in _UFUNC_OF or step.label in _INFIX
+                                                               or step.label in _ELEMENTWISE) \
+                and getattr(step.outs.value, "ndim", 0) >= 1:
+            made.add(step.outs.name)
+    return {name for name in made if uses.get(name, 0) == 1}
+
+
+_ELEMENTWISE = {"add", "subtract", "multiply", "divide", "minimum", "maximum", "negative", "abs", "sqrt", "exp",
+                "log", "sin", "cos", "tan", "atan", "floor", "ceil", "round", "trunc", "equal", "not_equal",
+                "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
+                "logical_not", "where"}
+
+
+def _count(x: Any, uses: dict, weight: int) -> None:
+    t = type(x)
+    if t is Sym:
+        uses[x.name] = uses.get(x.name, 0) + weight
+    elif t in (tuple, list):
+        for y in x:
+            _count(y, uses, weight)
+    elif t is slice:
+        _count((x.start, x.stop, x.step), uses, weight)
+
+
+def _into(step: Step, callee: Any, args: tuple, spare: set, src: Source) -> str | None:
+    """The temporary ``callee(*args)`` may write into (see :func:`spare_temporaries`), or None."""
+    if not spare or not src.ns["xp"].writes_into(callee):
+        return None
+    out = step.outs.value
+    for a in args:
+        if type(a) is Sym and a.name in spare and a.value.shape == out.shape and a.value.dtype == out.dtype:
+            spare.discard(a.name)
+            return a.name
+    return None
+
+
+def call_text(step: Step, src: Source, scope: set, spare: set = frozenset()) -> str:
     """The expression that makes ``step``'s call."""
     label, fn, args = step.label, step.fn, step.args
+    if spare and type(step.outs) is Sym and label in _UFUNC_OF and (
+            fn is getattr(operator, label, None) or fn is getattr(operator, label + "_", None)):
+        special = src.ns["xp"].specialise(_UFUNC_OF[label], concrete(args))
+        target = _into(step, special, args, spare, src)
+        if target is not None:
+            callee = src.constant(special, f"{_UFUNC_OF[label]}_")
+            return f"{callee}(" + ", ".join(literal(a, src, scope) for a in args) + f", out={target})"
     if label == "getitem":
         key = args[1]
         if _scalar_item(args[0], key, step.outs):
@@ -118,6 +181,9 @@ def call_text(step: Step, src: Source, scope: set) -> str:
     if getattr(xp, label, None) == fn:
         special = xp.specialise(label, concrete(args))
         callee = f"xp.{label}" if special == fn else src.constant(special, f"{label}_")
+        target = _into(step, special, args, spare, src) if type(step.outs) is Sym else None
+        if target is not None:
+            return f"{callee}(" + ", ".join(literal(a, src, scope) for a in args) + f", out={target})"
         if getattr(special, "scalars", False):
             args = tuple(_as_scalar(a) for a in args)
             op = special.operator
@@ -144,12 +210,17 @@ def _as_scalar(a: Any) -> Any:
     return a
 
 
-def emit_steps(steps: list[Step], src: Source, depth: int, scope: set) -> None:
-    """Each step as one line (a loop as its step function, then the kernel call)."""
+def emit_steps(steps: list[Step], src: Source, depth: int, scope: set, keep: Any = None,
+               spare: set | None = None) -> None:
+    """Each step as one line (a loop as its step function, then the kernel call).  ``keep``: what
+    the lines compute for later (the plan's or the loop step's result) — given, the temporaries
+    nothing reads after a call may take its result (:func:`spare`)."""
+    if spare is None:
+        spare = set() if keep is None else spare_temporaries(steps, keep)
     for step in steps:
         if step.kind == "call":
             outs = step.outs if type(step.outs) is tuple else (step.outs,)
-            text = call_text(step, src, scope)
+            text = call_text(step, src, scope, spare)
             names = ", ".join(o.name for o in outs) + ("," if len(outs) == 1 and type(step.outs) is tuple else "")
             src.emit(depth, f"{names} = {text}  # {'; '.join(describe(o.value) for o in outs)}")
             scope.update(o.name for o in outs)
@@ -183,7 +254,7 @@ def emit_loop(step: Step, src: Source, depth: int, scope: set) -> None:
     name = f"step_{counter}"
     src.emit(depth, f"def {name}({counter}, {acc.name}):  # one item; the accumulator is {describe(acc.value)}")
     inner = set(scope) | {acc.name}
-    emit_steps(sub.steps, src, depth + 1, inner)
+    emit_steps(sub.steps, src, depth + 1, inner, keep=result)
     src.emit(depth + 1, f"return {literal(result, src, inner)}")
     out = step.outs
     tail = f", axis={axis}" if step.label == "scan" else ""
@@ -214,7 +285,7 @@ def emit_inline_loop(step: Step, src: Source, depth: int, scope: set) -> None:
         src.emit(depth, f"{out.name} = []")
     src.emit(depth, f"for {counter} in range({n}):")
     inner = set(scope) | {acc.name}
-    emit_steps(sub.steps, src, depth + 1, inner)
+    emit_steps(sub.steps, src, depth + 1, inner, keep=result)
     src.emit(depth + 1, f"{acc.name} = {literal(result, src, inner)}")
     if step.label == "scan":
         src.emit(depth + 1, f"{out.name}.append({acc.name})")
@@ -301,6 +372,7 @@ def emit_unstacked_loop(step: Step, found, src: Source, depth: int, scope: set) 
     src.emit(depth, f"for {counter} in range({n}):")
     inner = set(scope) | set(names)
     body = []
+    spare = spare_temporaries([st for st in sub.steps if st is not stacked and st is not last], parts)
     for st in sub.steps:
         if st is stacked or st is last:
             continue
@@ -309,7 +381,7 @@ def emit_unstacked_loop(step: Step, found, src: Source, depth: int, scope: set) 
             inner.add(st.outs.name)
             continue
         body.append(st)
-        emit_steps([st], src, depth + 1, inner)
+        emit_steps([st], src, depth + 1, inner, spare=spare)
     src.emit(depth + 1, f"{', '.join(names)}, = " + ", ".join(literal(p, src, inner) for p in parts))
     fn = src.constant(stacked.fn, "stack_")
     out = step.outs
@@ -328,7 +400,7 @@ def step_function(sub: Recording, counter: str, acc: Sym, result: Any, xp) -> An
     scope = set(free) | {acc.name}
     src.emit(0, f"def make({', '.join(free)}):")
     src.emit(1, f"def step({counter}, {acc.name}):")
-    emit_steps(steps, src, 2, scope)
+    emit_steps(steps, src, 2, scope, keep=result)
     src.emit(2, f"return {literal(result, src, scope)}")
     src.emit(1, "return step")
     namespace = dict(src.ns)

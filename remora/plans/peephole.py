@@ -123,6 +123,10 @@ def _key(x: Any):
         return ("i", x.loop, x.a, x.b)
     if getattr(x, "shape", None) == () and getattr(x, "dtype", None) is not None and hasattr(x, "tobytes"):
         return ("0d", x.dtype.str, x.tobytes())
+    strides = getattr(x, "strides", None)
+    if strides is not None and getattr(x, "size", 0) and getattr(x, "dtype", None) is not None \
+            and x.dtype.kind in "fiub" and all(st == 0 for st in strides):
+        return ("one atom", x.dtype.str, tuple(x.shape), x[(0,) * x.ndim].tobytes())  # (a scalar, broadcast)
     try:
         hash(x)
     except TypeError:

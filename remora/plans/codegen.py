@@ -117,8 +117,7 @@ def spare_temporaries(steps: list[Step], keep: Any) -> set:
     for step in steps:
         if step.kind == "loop":
             _count(step.args, uses, 1)
-            _count([st.args for st in step.extra[0].steps], uses, 2)  # (read once per item)
-            _count(step.extra[3], uses, 2)
+            _count_inside(step, uses)  # (read once per item)
             continue
         _count(step.args, uses, 1)
         if step.kind == "call" and type(step.outs) is Sym and (step.label in _UFUNC_OF or step.label in _INFIX
@@ -132,6 +131,15 @@ _ELEMENTWISE = {"add", "subtract", "multiply", "divide", "minimum", "maximum", "
                 "log", "sin", "cos", "tan", "atan", "floor", "ceil", "round", "trunc", "equal", "not_equal",
                 "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
                 "logical_not", "where"}
+
+
+def _count_inside(loop: Step, uses: dict) -> None:
+    """Every traced array a loop's step reads (at any depth), counted as read more than once."""
+    for st in loop.extra[0].steps:
+        _count(st.args, uses, 2)
+        if st.kind == "loop":
+            _count_inside(st, uses)
+    _count(loop.extra[3], uses, 2)
 
 
 def _count(x: Any, uses: dict, weight: int) -> None:

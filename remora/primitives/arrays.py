@@ -20,6 +20,7 @@ from ..backends import host
 from ..dynamics.layouts import BoxFrame, Ragged, is_ragged_cell
 from ..dynamics.runtime import positions
 from ..dynamics.values import BoxValue, PrimFn
+from . import pairwise
 from .registry import primitive
 
 INT64_MAX = 2**63 - 1
@@ -228,7 +229,16 @@ def _total_segmented(ctx, xs):
     if xp.rep(xs.data) != "Float":  # exact in any order: one call
         sums = xp.cumulative_sum(xs.data, axis=0, include_initial=True)
         return xp.gather(sums, xs.offsets[1:]) - xp.gather(sums, xs.offsets[:-1])
-    return _by_length(xp, xs, lambda rows: xp.reduce("add", rows, 1))
+    return _float_sums(xp, xs)
+
+
+def _float_sums(xp, xs: Ragged):
+    """Each box's Float sum as NumPy's ``add.reduce`` rounds it alone: by the matrix of rows when
+    the boxes mostly have lengths of their own (:mod:`.pairwise`), else by groups of one length."""
+    lengths = xp.to_host(xp.unique(xs.lengths))
+    if pairwise.worth_it(xs, len(lengths), int(lengths[-1]) if len(lengths) else 0):
+        return pairwise.pairwise_sums(xp, xs, int(lengths[-1]))
+    return _by_length(xp, xs, lambda rows: xp.reduce("add", rows, 1), lengths)
 
 
 @primitive(
@@ -243,11 +253,12 @@ def _total(ctx, xs):
 # --- folds --------------------------------------------------------------------------
 
 
-def _by_length(xp, xs: Ragged, reduce_rows):
+def _by_length(xp, xs: Ragged, reduce_rows, lengths=None):
     """``reduce_rows`` (on a (boxes, length, …) block) for every ragged box, boxes of one length
-    together: each box is reduced exactly as it would be alone."""
+    together: each box is reduced exactly as it would be alone (``lengths``: the distinct ones,
+    if known)."""
     out = None
-    for length in xp.to_host(xp.unique(xs.lengths)):
+    for length in xp.to_host(xp.unique(xs.lengths)) if lengths is None else lengths:
         boxes = xp.nonzero(xs.lengths == length)[0]
         rows = xp.gather(xs.data, xp.reshape(xp.gather(xs.offsets, boxes), (-1, 1)) + xp.arange(length))
         part = reduce_rows(rows)
@@ -303,8 +314,10 @@ def _reduce_segmented(ctx, f, xs):
         return NotImplemented
     op = _op_of(ctx, f)
     if op is not None:
-        if xp.rep(xs.data) == "Float" and op in ("add", "multiply"):
-            return _by_length(xp, xs, lambda rows: xp.reduce(op, rows, 1))  # pairwise, box by box
+        if xp.rep(xs.data) == "Float" and op == "add":
+            return _float_sums(xp, xs)  # pairwise, box by box
+        if xp.rep(xs.data) == "Float" and op == "multiply":
+            return _by_length(xp, xs, lambda rows: xp.reduce(op, rows, 1))
         return xp.segment_reduce(op, xs.data, xs.offsets[:-1])
     lengths, offsets = xs.lengths, xs.offsets
     acc = xp.gather(xs.data, offsets[:-1])

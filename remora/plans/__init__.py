@@ -27,7 +27,7 @@ from ..erasure import erased as E
 from ..errors import RemoraError
 from .codegen import Source, emit_steps, literal, describe
 from .loops import trace_loop
-from .trace import Miss, Sym, TracingBackend, Untraceable, concrete
+from .trace import Miss, Recording, Sym, TracingBackend, Untraceable, concrete
 
 __all__ = ["Plan", "PlanCache", "PLANS", "Miss", "Untraceable", "record"]
 
@@ -123,7 +123,11 @@ def record(engine: Frames, body: Callable[[Frames, dict], Any], locals_: dict, g
     settled, changed = settle(value, {})
     if changed and type(value) is not Sym:
         return settled, None
-    return settled, _generate(tracer, tracing, env, value)
+    plan = _generate(tracer, tracing, env, value)
+    # The plan may keep the tracer (a `while`/`if` site traces new buckets at replay): not the
+    # recording, whose steps hold every intermediate array of the trace.
+    tracer.rec, tracer.recipes = Recording(tracer), {}
+    return settled, plan
 
 
 def settle(value: Any, seen: dict) -> tuple[Any, bool]:

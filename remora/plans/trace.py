@@ -412,6 +412,20 @@ class TracingBackend(Backend):
     def loop(self, n, step, init):
         return self.trace_loop(self, "loop", n, step, init)
 
+    def while_cells(self, engine, cond, step, init):
+        """``while`` over the cells of ``init`` (items): its condition and step planned per
+        bucket of running cells (:mod:`.control`); None where the caller's loop must run."""
+        from .control import trace_while
+
+        return trace_while(self, engine, cond, step, init)
+
+    def if_cells(self, engine, flags, branches):
+        """``if`` over a frame of ``flags``: each branch planned per bucket of its part's size
+        (:mod:`.control`); None where the caller's own code must run."""
+        from .control import trace_if
+
+        return trace_if(self, engine, flags, branches)
+
     def scan(self, n, step, init, axis):
         return self.trace_loop(self, "scan", n, step, init, axis)
 

@@ -235,7 +235,9 @@ def _take(xp, x, items):
     (NumPy's row gather of such a view is an order of magnitude slower)."""
     strides = getattr(x, "strides", None)
     if x.ndim > 1 and strides is not None and strides[0] == x.itemsize and min(strides) == x.itemsize:
-        return xp.moveaxis(xp.take(xp.moveaxis(x, 0, -1), items, -1), -1, 0)
+        last = x.ndim - 1
+        columns = xp.take(xp.permute_dims(x, tuple(range(1, x.ndim)) + (0,)), items, last)
+        return xp.permute_dims(columns, (last,) + tuple(range(last)))
     return xp.take(x, items, 0)
 
 

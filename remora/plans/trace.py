@@ -409,6 +409,9 @@ class TracingBackend(Backend):
         located = _relocating(_failing_at(fail), tuple(self.app_stack))
         self.rec.steps.append(Step("require", "require", self.inner.require, (ok, message, culprits, located), None))
 
+    def stack(self, xs, axis=0):
+        return self.call("stack", self.inner.stack, (xs, axis))  # (positional: plans specialise it)
+
     def loop(self, n, step, init):
         return self.trace_loop(self, "loop", n, step, init)
 

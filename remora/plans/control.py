@@ -87,7 +87,7 @@ class Site:
     def call(self, which: int, F: dict | None, args: tuple):
         """``fns[which]`` on ``args`` (concrete arrays, the first one's length the bucket): a
         compiled variant that fits, or a new trace.  ``F`` is None while the plan is traced."""
-        key = (which,) + tuple(a.shape for a in args)
+        key = (which, args[0].shape[0])  # (the other arguments' shapes follow from the bucket)
         variants = self.table.setdefault(key, [])
         free = F if F is not None else {name: s.value for name, s in self.syms.items()}
         for fn in variants:

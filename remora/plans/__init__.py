@@ -26,6 +26,7 @@ from ..dynamics.values import BoxValue, PrimFn
 from ..erasure import erased as E
 from ..errors import RemoraError
 from .codegen import Source, emit_steps, literal, describe
+from .control import trace_if, trace_while
 from .loops import trace_loop
 from .trace import Miss, Recording, Sym, TracingBackend, Untraceable, concrete
 
@@ -117,6 +118,7 @@ def record(engine: Frames, body: Callable[[Frames, dict], Any], locals_: dict, g
     ``globals_`` (``engine.globals`` if None), read by key at replay.  Raises :class:`Untraceable`
     if the form cannot be planned — before any effect has happened."""
     tracer = TracingBackend(engine.xp, trace_loop)
+    tracer.control = (trace_while, trace_if)
     tracing = TracingFrames(engine.run, tracer, engine.globals if globals_ is None else globals_)
     env = {name: tracer.input(arr) for name, arr in locals_.items()}
     value = body(tracing, env)

@@ -111,6 +111,20 @@ _SCALAR_FLOAT = {
 }
 
 
+def _alike(xs) -> bool:
+    """Whether ``xs`` are NumPy arrays (or scalars) of one dtype and one shape."""
+    if not xs or not all(isinstance(x, (np.ndarray, np.generic)) for x in xs):
+        return False
+    return len({(x.dtype, x.shape) for x in xs}) == 1
+
+
+def _stack_alike(xs, axis=0):
+    out = np.empty((len(xs),) + xs[0].shape, xs[0].dtype)
+    for i, x in enumerate(xs):
+        out[i] = x
+    return out
+
+
 class NumpyBackend(Backend):
     """Atom data as ``numpy.ndarray`` s of ``int64``, ``float64`` and ``bool``."""
 
@@ -182,6 +196,13 @@ class NumpyBackend(Backend):
                     return lambda op, x, axis: reduce(np.ascontiguousarray(x), axis=-1)
                 return getattr(self, name)
             return lambda op, x, axis: reduce(x, axis=axis)
+        if name == "moveaxis" and isinstance(args[0], np.ndarray):  # (np.moveaxis: µs of Python)
+            order = list(range(args[0].ndim))
+            order.insert(args[2] % args[0].ndim, order.pop(args[1] % args[0].ndim))
+            order = tuple(order)
+            return lambda x, source, destination: x.transpose(order)
+        if name == "stack" and len(args) == 2 and args[1] == 0 and _alike(args[0]):
+            return _stack_alike  # (a frame's cells: np.stack checks and reshapes each one)
         return getattr(self, name)
 
     def writes_into(self, fn) -> bool:

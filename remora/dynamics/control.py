@@ -32,6 +32,14 @@ def if_(engine, e: E.EIf, env: dict, ienv: dict, batch: tuple) -> Val:
     n = math.prod(tf)
     flags = xp.reshape(spread(xp, flags, tf), (n,))
     cell = engine.flat_shape(e, "shape", ienv)
+    kernel = getattr(xp, "if_cells", None)  # (a tracing backend's: each branch planned per part size)
+    if kernel is not None:
+        def branch(arm):
+            return lambda sel: _on_cells(engine, arm, env, ienv, e.free, tf, sel, cell)
+
+        out = kernel(engine, flags, (branch(e.then), branch(e.orelse)))
+        if out is not None:
+            return Val(xp.reshape(out, tf + cell), m)
     out = None
     for branch, mask in ((e.then, flags), (e.orelse, xp.elementwise("logical_not")(flags))):
         sel = xp.nonzero(mask)[0]

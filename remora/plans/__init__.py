@@ -26,9 +26,10 @@ from ..dynamics.values import BoxValue, PrimFn
 from ..erasure import erased as E
 from ..errors import RemoraError
 from .codegen import Source, emit_steps, literal, describe
+from .control import trace_if, trace_while
 from .loops import trace_loop
 from .peephole import simplify
-from .trace import Miss, Sym, TracingBackend, Untraceable, concrete
+from .trace import Miss, Recording, Sym, TracingBackend, Untraceable, concrete
 
 __all__ = ["Plan", "PlanCache", "PLANS", "Miss", "Untraceable", "record"]
 
@@ -118,13 +119,18 @@ def record(engine: Frames, body: Callable[[Frames, dict], Any], locals_: dict, g
     ``globals_`` (``engine.globals`` if None), read by key at replay.  Raises :class:`Untraceable`
     if the form cannot be planned — before any effect has happened."""
     tracer = TracingBackend(engine.xp, trace_loop)
+    tracer.control = (trace_while, trace_if)
     tracing = TracingFrames(engine.run, tracer, engine.globals if globals_ is None else globals_)
     env = {name: tracer.input(arr) for name, arr in locals_.items()}
     value = body(tracing, env)
     settled, changed = settle(value, {})
     if changed and type(value) is not Sym:
         return settled, None
-    return settled, _generate(tracer, tracing, env, value)
+    plan = _generate(tracer, tracing, env, value)
+    # The plan may keep the tracer (a `while`/`if` site traces new buckets at replay): not the
+    # recording, whose steps hold every intermediate array of the trace.
+    tracer.rec, tracer.recipes = Recording(tracer), {}
+    return settled, plan
 
 
 def settle(value: Any, seen: dict) -> tuple[Any, bool]:

@@ -413,8 +413,24 @@ class TracingBackend(Backend):
         located = _relocating(_failing_at(fail), tuple(self.app_stack))
         self.rec.steps.append(Step("require", "require", self.inner.require, (ok, message, culprits, located), None))
 
+    def stack(self, xs, axis=0):
+        return self.call("stack", self.inner.stack, (xs, axis))  # (positional: plans specialise it)
+
     def loop(self, n, step, init):
         return self.trace_loop(self, "loop", n, step, init)
+
+    #: control.trace_while / control.trace_if (set by ``record``, as ``trace_loop`` is given)
+    control: tuple | None = None
+
+    def while_cells(self, engine, cond, step, init):
+        """``while`` over the cells of ``init`` (items): its condition and step planned per
+        bucket of running cells (:mod:`.control`); None where the caller's loop must run."""
+        return self.control[0](self, engine, cond, step, init) if self.control else None
+
+    def if_cells(self, engine, flags, branches):
+        """``if`` over a frame of ``flags``: each branch planned per bucket of its part's size
+        (:mod:`.control`); None where the caller's own code must run."""
+        return self.control[1](self, engine, flags, branches) if self.control else None
 
     def scan(self, n, step, init, axis):
         return self.trace_loop(self, "scan", n, step, init, axis)

@@ -26,6 +26,9 @@ _SIGNATURE = "(-> ((Arr (-> (T) (Arr Bool (Shp))) (Shp)) (Arr (-> (T) T) (Shp)) 
 def _while(ctx, cond, step, init):
     xp = ctx.xp
     cell = tuple(ctx.cells[2])
+    planned = _planned(ctx, cond, step, init, cell)
+    if planned is not None:
+        return planned
     if not ctx.frame:  # one value: the loop as written
         x = init
         while bool(xp.to_host(ctx.apply(cond, [x], (cell,), ()))):
@@ -46,3 +49,33 @@ def _while(ctx, cond, step, init):
             running, current = xp.select_items(running, flags), xp.select_items(current, flags)
         current = xp.settle(apply_cells(ctx, step, running, [current], (cell,), cell))
     return xp.reshape(out, ctx.frame + cell)
+
+
+def _planned(ctx, cond, step, init, cell: tuple):
+    """The loop as a plan's kernel runs it (``xp.while_cells``, a tracing backend's: the
+    condition and the step are functions of the running cells' positions and values, planned
+    once per bucket of their number — plans/control.py), or None on other backends."""
+    xp = ctx.xp
+    kernel = getattr(xp, "while_cells", None)
+    if kernel is None:
+        return None
+    if ctx.frame:
+        def on_cells(fns, result_cell):
+            return lambda positions, cells: apply_cells(ctx, fns, positions, [cells], (cell,), result_cell)
+
+        test, advance = on_cells(cond, ()), on_cells(step, cell)
+        n = math.prod(ctx.frame)
+    else:  # one value: a frame of one cell
+        def test(positions, cells):
+            return ctx.apply(cond, [xp.reshape(cells, cell)], (cell,), ())
+
+        def advance(positions, cells):
+            return ctx.apply(step, [xp.reshape(cells, cell)], (cell,), cell)
+
+        n = 1
+
+    def flat(fn, shape):
+        return lambda positions, cells: xp.reshape(fn(positions, cells), (len(positions),) + shape)
+
+    out = kernel(ctx.engine, flat(test, ()), flat(advance, cell), xp.reshape(init, (n,) + cell))
+    return None if out is None else xp.reshape(out, ctx.frame + cell)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 
 import remora
 from remora import backends
@@ -208,3 +209,35 @@ def test_a_loop_result_is_never_written_into():
     for _ in range(3):
         want = want * 0.5 + 1.0
     assert np.array_equal(first, want) and np.array_equal(x, np.arange(4.0))
+
+
+def test_a_call_whose_shape_was_decided_on_stays_though_nothing_reads_it():
+    """The trace chose what to record after looking at a shape that came from the data (here the
+    number of true flags): the call and its shape guard must stay, or a replay on data with
+    another count would reuse the choice silently."""
+    def build(xp, x):
+        (positions,) = xp.nonzero(xp.reshape(xp.elementwise("greater")(x, 2.0), (6,)))
+        if len(positions) == 0:  # (a decision the engine takes in Python)
+            return xp.multiply(x, 1.0)
+        return xp.multiply(x, 2.0)
+
+    tracer, x, result = _traced(build)
+    steps, _ = simplify(tracer.rec.steps, result, NUMPY)
+    assert "nonzero" in [s.label for s in steps]
+    assert any(s.shape_guard for s in steps)
+
+
+def _division_in_a_site(kind: str) -> str:
+    body = {"if": "(if (> n 1) (/ n 0) n)",
+            "while": "(while (λ ((s [Int])) (> s 1)) (λ ((s [Int])) (/ s 0)) n)"}[kind]
+    return f"(λ ((v [Int 3])) (let ((r ((λ ((n [Int])) {body}) v))) 1))"
+
+
+@pytest.mark.parametrize("kind", ["if", "while"])
+def test_a_site_whose_value_is_unused_still_runs_its_checks(kind):
+    """A `while`/`if` over a frame is one call of the plan: dropped as dead when its value is
+    not used, a later call on data that divides by zero returned 1 instead of the error."""
+    f = remora.function(_division_in_a_site(kind))
+    assert f(np.array([1, 1, 1])) == 1 and f(np.array([0, 1, 0])) == 1  # (traced, then replayed)
+    with pytest.raises(remora.RemoraRuntimeError, match="Int division by zero"):
+        f(np.array([5, 0, 0]))

@@ -84,6 +84,10 @@ class Site:
         except RecursionError:  # (recursion under `if` deeper than Python's limit at replay)
             raise GiveUp from None
 
+    #: the site runs the program's own code, whose run-time checks may fail: the plan's
+    #: simplification (peephole._live) never drops it, even when nothing reads its value
+    replay.effects = True
+
     def call(self, which: int, F: dict | None, args: tuple):
         """``fns[which]`` on ``args`` (concrete arrays, the first one's length the bucket): a
         compiled variant that fits, or a new trace.  ``F`` is None while the plan is traced."""

@@ -17,7 +17,10 @@ The pass rewrites a :class:`~.trace.Recording`'s steps without touching a value 
 - a call made again on the same operands (the program's ``(* x x)`` written twice) is made once,
   when nothing in the plan writes in place;
 - a call whose result nothing reads (no later step, no guard, no check, not the result) is
-  dropped — backend calls are pure except the writing ones (``scatter``, item assignment).
+  dropped — backend calls are pure except the writing ones (``scatter``, item assignment);
+  kept all the same: a call with a shape guard (the trace decided something on that shape, so
+  the guard must run even if the value is not used again) and a call whose function says it
+  has effects (``effects``: a ``while``/``if`` site, whose cells' run-time checks may fail).
 
 Guards, run-time checks and loops are always kept.  A loop's step is simplified the same way.
 """
@@ -219,7 +222,7 @@ def _live(steps: list[Step], needed: set) -> list[Step]:
     """``steps`` without the pure calls whose results nothing in ``needed`` or later reads."""
     kept: list[Step] = []
     for step in reversed(steps):
-        if step.kind == "call" and step.label not in _WRITES and not (_outs(step) & needed):
+        if step.kind == "call" and not _kept(step) and not (_outs(step) & needed):
             continue
         if step.kind == "loop":
             sub, counter, acc, result = step.extra
@@ -231,6 +234,15 @@ def _live(steps: list[Step], needed: set) -> list[Step]:
         kept.append(step)
     kept.reverse()
     return kept
+
+
+def _kept(step: Step) -> bool:
+    """Whether a call stays even when nothing reads its value: it writes, guards a decision
+    the trace took on its shape, or may raise a run-time error."""
+    # (a ``compact``'s shape follows its operand's strides, not its values: whatever the trace
+    # decided from it computes the same values, and a folded ``compact`` is no longer read)
+    guarded = step.shape_guard and step.label != "compact"
+    return step.label in _WRITES or guarded or getattr(step.fn, "effects", False)
 
 
 def _outs(step: Step) -> set:

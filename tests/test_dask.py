@@ -203,6 +203,40 @@ def test_a_loop_over_a_chunked_frame_keeps_its_blocks():
     np.testing.assert_array_equal(out.compute(), np.roll(grid, -12, axis=0))
 
 
+def test_a_frame_broadcast_from_small_operands_is_cut_into_bounded_blocks():
+    """An outer product's frame is broadcast from two vectors: its blocks stay within the block
+    size (Dask would make each stretched axis one block: the whole frame in one task)."""
+    x = np.arange(1000.0)
+    with dask.config.set({"array.chunk-size": "64KiB"}):
+        table = remora.evaluate("(outer * x x)", x=x, backend="dask")
+    assert max(table.chunks[0]) * max(table.chunks[1]) * 8 <= 64 * 2**10
+    np.testing.assert_array_equal(table.compute(), np.multiply.outer(x, x))
+
+
+def test_a_matrix_product_on_dask_is_one_matrix_product_as_on_numpy():
+    """``inner`` over a matrix product's frame sees, through the broadcast, that rows of one
+    operand meet columns of the other (``compact``), and makes NumPy's one matrix product — not
+    n³ elementwise products held in one block (the bench's 1024×1024 product took 14 GB)."""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((96, 80)), rng.standard_normal((80, 64))
+    source = "(matmul a b)"
+    got = remora.evaluate(source, a=a, b=b, backend="dask")
+    largest = max(np.prod([max(c) for c in layer_chunks]) for layer_chunks in _chunks_in_graph(got))
+    assert largest <= 96 * 80  # (never a block of 96 × 64 × 80 products)
+    np.testing.assert_array_equal(got.compute(), remora.evaluate(source, a=a, b=b))
+
+
+def _chunks_in_graph(x) -> list:
+    """The chunks of every array layer of ``x``'s graph (its intermediate arrays)."""
+    graph = x.__dask_graph__()
+    out = []
+    for layer in graph.layers.values():
+        meta = getattr(layer, "collection_annotations", None) or {}
+        if "chunks" in meta:
+            out.append(meta["chunks"])
+    return out or [x.chunks]
+
+
 # --- errors ------------------------------------------------------------------------------------------
 
 

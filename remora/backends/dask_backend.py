@@ -102,6 +102,27 @@ def frame_chunks(shape: tuple, itemsize: int, frame_axes: int) -> tuple:
     return tuple(reversed(chunks)) + tuple(shape[frame_axes:])
 
 
+def broadcast_chunks(x, shape: tuple) -> tuple:
+    """Chunks for ``x`` broadcast to ``shape``, at most :func:`block_bytes` a block: the axes
+    ``x`` is already cut along keep their blocks; every other axis — stretched (new leading
+    ones, length-1 ones) or one block in ``x`` — is cut by ``shape`` alone, the leading axes
+    first, so that operands broadcast to one frame get the same blocks (Dask would make each
+    stretched axis one block: an outer product's whole frame in one task)."""
+    lead = len(shape) - x.ndim
+    kept = [None] * lead + [c if len(c) > 1 and n == d else None for n, d, c in zip(x.shape, shape[lead:], x.chunks)]
+    budget = max(1, block_bytes() // max(1, x.dtype.itemsize))
+    for c in kept:
+        if c is not None:
+            budget = max(1, budget // max(c))
+    chunks: list = []
+    for d, c in zip(reversed(shape), reversed(kept)):  # the trailing axes whole while they fit
+        if c is None:
+            c = max(1, min(d, budget))
+            budget = max(1, budget // c)
+        chunks.append(c)
+    return tuple(reversed(chunks))
+
+
 class _MappedFile:
     """A memory-mapped ``.npy`` as Dask reads it: each task maps the file, copies out its block and
     unmaps it again, so the graph carries the file's name, not its data, and a worker holds only
@@ -262,6 +283,23 @@ class DaskBackend(NumpyBackend):
     def reshape(self, x, shape: tuple):
         return x.reshape(shape)
 
+    def broadcast_to(self, x, shape: tuple):
+        """``x`` seen at ``shape``, its stretched axes cut into blocks (:func:`broadcast_chunks`);
+        the result remembers ``x``, so :meth:`compact` can undo the broadcast as NumPy's strides
+        let :func:`host.compact` do (``inner`` over the frame of a matrix product then sees
+        the product's structure and makes one matrix product, not the n³ elementwise products)."""
+        if not is_dask(x):
+            return np.broadcast_to(x, shape)
+        if x.shape == tuple(shape):
+            return x
+        chunks = broadcast_chunks(x, tuple(shape))
+        lead = len(shape) - x.ndim
+        # (Dask lets the broadcast itself cut only the stretched axes)
+        x = x.rechunk(tuple(c if n == d else -1 for n, d, c in zip(x.shape, shape[lead:], chunks[lead:])))
+        out = da.broadcast_to(x, shape, chunks=chunks)
+        out._remora_broadcast_of = x.reshape((1,) * (len(shape) - x.ndim) + x.shape)
+        return out
+
     def roll(self, x, shift: int, axis: int):
         if not is_dask(x):
             return np.roll(x, shift, axis=axis)
@@ -270,7 +308,10 @@ class DaskBackend(NumpyBackend):
         return da.roll(x, shift, axis=axis).rechunk(x.chunks)
 
     def compact(self, x):
-        return x if is_dask(x) else host.compact(x)
+        if not is_dask(x):
+            return host.compact(x)
+        source = getattr(x, "_remora_broadcast_of", None)
+        return x if source is None else self.compact(source)
 
     def contiguous(self, x):
         return x if is_dask(x) else np.ascontiguousarray(x)

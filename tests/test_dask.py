@@ -332,3 +332,62 @@ def test_the_command_line_scheduler_errors_are_usage_errors():
 def test_a_run_time_error_on_the_command_line_is_located():
     proc = _remora("eval", "--backend=dask", "-e", "(mod 1 (- [0 1 2] 1))")
     assert proc.returncode == 1 and proc.stderr.startswith("<expr>:1:1: error:") and "Traceback" not in proc.stderr
+
+
+# --- results larger than a worker's memory ------------------------------------------------------
+
+#: the workers of :func:`small_cluster`: a result of a few times this is larger than any worker
+#: may hold — the scheduler refuses a task whose inputs exceed it
+SMALL_WORKER = 4 * 2**20
+
+
+@pytest.fixture(scope="module")
+def small_cluster():
+    """Two workers of :data:`SMALL_WORKER`.  A worker process alone takes more than that, so the
+    workers' own memory management (spilling, pausing, the nanny's kill) is off while they are
+    made; the scheduler's check of each task's inputs against a worker's limit stays on."""
+    off = {f"distributed.worker.memory.{k}": False for k in ("target", "spill", "pause", "terminate")}
+    with dask.config.set(off):
+        c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                     dashboard_address=None, memory_limit=SMALL_WORKER)
+    with c, distributed.Client(c, set_as_default=False) as client:
+        yield client
+
+
+def test_o_writes_a_result_larger_than_a_workers_memory_block_by_block(small_cluster, tmp_path):
+    """``-o`` on Dask writes the result block by block (each block by the task that computes it)
+    and the printed value is gathered block by block: no task — no worker — holds the whole
+    result, which here is twice a worker's memory limit; the file equals NumPy's result."""
+    v = np.arange(1100, dtype=np.int64) % 51 - 25
+    np.save(tmp_path / "v.npy", v)
+    program = tmp_path / "table.rem"
+    program.write_text("(outer * v (reverse v))\n", encoding="utf-8")
+    want = np.multiply.outer(v, v[::-1])
+    assert want.nbytes > 2 * SMALL_WORKER
+    proc = _remora("eval", "--backend=dask", "--scheduler", small_cluster.scheduler.address, str(program),
+                   f"v={tmp_path / 'v.npy'}", "-o", str(tmp_path / "out.npy"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npy"), want)
+    rows = proc.stdout.strip()[2:-2].split("] [")
+    assert len(rows) == len(v) and rows[-1].split() == [str(x) for x in want[-1]]
+    numpy = _remora("eval", str(program), f"v={tmp_path / 'v.npy'}", "-o", str(tmp_path / "on_numpy.npy"))
+    assert numpy.stdout == proc.stdout
+    assert (tmp_path / "on_numpy.npy").read_bytes() == (tmp_path / "out.npy").read_bytes()
+
+
+def test_the_backends_store_writes_what_numpy_saves(tmp_path):
+    """``Backend.store`` on Dask (block by block, into a file whose header is written first)
+    gives the bytes ``numpy.save`` gives, for every atom type, chunked along any axis; an empty
+    or 0-d value is written whole."""
+    from remora.backends import get
+
+    dask_backend = get("dask")
+    rng = np.random.default_rng(5)
+    values = [rng.standard_normal((7, 5, 3)), rng.integers(-9, 9, (11, 4)), rng.random(9) < 0.5,
+              np.zeros((0, 3)), np.array(2.5)]
+    for i, value in enumerate(values):
+        chunks = tuple(max(1, d // 2) for d in value.shape)
+        x = da.from_array(value, chunks=chunks) * 1 if value.dtype != bool else da.from_array(value, chunks=chunks)
+        dask_backend.store(x, str(tmp_path / f"{i}.npy"))
+        np.save(tmp_path / f"want{i}.npy", value * 1 if value.dtype != bool else value)
+        assert (tmp_path / f"{i}.npy").read_bytes() == (tmp_path / f"want{i}.npy").read_bytes()

@@ -67,20 +67,29 @@ def is_dask(x: Any) -> bool:
     return isinstance(x, da.Array)
 
 
+def distributed_client() -> Any:
+    """The ``distributed`` client computations run on (a Client given as the scheduler, or the
+    current default one), or None when they run on a local scheduler."""
+    client = dask.config.get("scheduler", None)
+    if hasattr(client, "scheduler_info"):
+        return client
+    try:
+        from distributed import default_client
+
+        return default_client()
+    except (ImportError, ValueError):
+        return None
+
+
 def block_bytes() -> int:
     """The most bytes one block of an input holds: Dask's ``array.chunk-size`` setting, and at most
     a sixteenth of the smallest worker's memory when a ``distributed`` client is active (a worker
     holds a few blocks per thread at once, and an input may be many times its memory)."""
     limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size", _DEFAULT_BLOCK))
-    client = dask.config.get("scheduler", None)  # (a Client given as the scheduler, or the default one)
-    try:
-        if not hasattr(client, "scheduler_info"):
-            from distributed import default_client
-
-            client = default_client()
-        workers = client.scheduler_info().get("workers", {})
-    except (ImportError, ValueError):
+    client = distributed_client()
+    if client is None:
         return limit
+    workers = client.scheduler_info().get("workers", {})
     memories = [w.get("memory_limit") or 0 for w in workers.values()]
     memories = [m for m in memories if m > 0]
     return min([limit] + [m // 16 for m in memories])
@@ -139,6 +148,44 @@ class _MappedFile:
         finally:
             mapped._mmap.close()
             del mapped
+
+
+class _FileBlocks:
+    """The ``.npy`` file ``-o`` writes, as ``da.store`` writes it: each task maps the file (its
+    header already written), writes its block and unmaps it, so the target is a file name — what a
+    worker process can reach on a shared file system — and no process holds the whole result."""
+
+    def __init__(self, filename: str, offset: int, dtype: np.dtype, shape: tuple) -> None:
+        self.filename, self.offset, self.dtype, self.shape = filename, offset, dtype, shape
+
+    def __setitem__(self, index, value) -> None:
+        mapped = np.memmap(self.filename, self.dtype, "r+", self.offset, self.shape, "C")
+        try:
+            mapped[index] = value
+            mapped.flush()
+        finally:
+            mapped._mmap.close()
+            del mapped
+
+
+def _gathered(client, x) -> np.ndarray:
+    """``x`` computed on a ``distributed`` cluster into this process, block by block: each block is
+    fetched (and released on the cluster) as soon as it is done.  ``x.compute()`` would join the
+    blocks in one task on one worker — a result larger than a worker's memory could not be
+    printed — and fetching them all in one message would need as much on each worker."""
+    from distributed import as_completed
+
+    blocks = x.to_delayed(optimize_graph=False).ravel()
+    where = list(np.ndindex(x.numblocks))
+    starts = [np.cumsum((0,) + c) for c in x.chunks]
+    futures = client.compute(list(blocks), optimize_graph=False)
+    index = {f.key: i for i, f in enumerate(futures)}
+    out = np.empty(x.shape, x.dtype)
+    for future in as_completed(futures):
+        block = where[index[future.key]]
+        out[tuple(slice(s[b], s[b + 1]) for s, b in zip(starts, block))] = future.result()
+        future.release()
+    return out
 
 
 def _source(x: np.ndarray) -> Any:
@@ -273,10 +320,22 @@ class DaskBackend(NumpyBackend):
         return Client(address, timeout="10s", set_as_default=True)
 
     def _computed(self, x):
-        if is_dask(x):
-            with _Quiet():
-                return x.compute()
-        return x
+        if not is_dask(x):
+            return x
+        with _Quiet():
+            client = distributed_client() if x.npartitions > 1 else None
+            return x.compute() if client is None else _gathered(client, x)
+
+    def store(self, x, path: str) -> None:
+        """``x`` written block by block (``da.store``) into the ``.npy`` file ``path``, its header
+        written here first: each block is computed and written by the task that makes it (D49)."""
+        if not is_dask(x) or x.size == 0 or x.ndim == 0:
+            return super().store(x, path)
+        header = np.lib.format.open_memmap(path, mode="w+", dtype=x.dtype, shape=x.shape)
+        offset = header.offset
+        del header
+        with _Quiet():
+            da.store(x, _FileBlocks(path, offset, x.dtype, x.shape), lock=False, compute=True)
 
     # --- structure ------------------------------------------------------------------------------
 

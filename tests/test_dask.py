@@ -237,6 +237,25 @@ def _chunks_in_graph(x) -> list:
     return out or [x.chunks]
 
 
+def test_the_block_size_is_not_asked_of_the_scheduler_for_every_broadcast(cluster, monkeypatch):
+    """The block size depends on the workers' memory, which is a round trip to the scheduler to
+    ask: asked at every broadcast, a 20-step loop of stencils made ~0.5 s round trips per step."""
+    from remora.backends import dask_backend
+
+    asked = []
+    real = type(cluster).scheduler_info
+    monkeypatch.setattr(type(cluster), "scheduler_info", lambda self, *a, **k: asked.append(1) or real(self, *a, **k))
+    monkeypatch.setattr(dask_backend, "_WORKER_MEMORY", {}, raising=False)
+    grid = (np.arange(32 * 32) % 3 == 0).astype(np.int64).reshape(32, 32)
+    with on_cluster(cluster):
+        out = remora.evaluate("(iterate (λ ((g [Int 32 32])) (+ g (* 2 (rotate g 1)))) 10 g)", g=grid, backend="dask")
+        assert len(asked) == 1
+        want = grid
+        for _ in range(10):
+            want = want + 2 * np.roll(want, -1, axis=0)
+        _agree(out, want)
+
+
 # --- errors ------------------------------------------------------------------------------------------
 
 

@@ -36,6 +36,7 @@ into the task graph, so inputs larger than memory work.
 from __future__ import annotations
 
 import mmap
+import time
 import warnings
 from functools import partial
 from typing import Any, Sequence
@@ -81,18 +82,34 @@ def distributed_client() -> Any:
         return None
 
 
+#: each client's smallest worker memory, and when it was asked (:func:`_smallest_worker_memory`)
+_WORKER_MEMORY: dict[str, tuple[float, int | None]] = {}
+#: how long a client's worker memory is taken as known, in seconds
+_WORKER_MEMORY_TTL = 10.0
+
+
+def _smallest_worker_memory(client) -> int | None:
+    """The smallest memory limit of the client's workers (None: no limits).  Asking is a round
+    trip to the scheduler, and :func:`block_bytes` is asked for every broadcast, so the answer
+    is kept for :data:`_WORKER_MEMORY_TTL` seconds (workers come and go more slowly)."""
+    now = time.monotonic()
+    hit = _WORKER_MEMORY.get(client.id)
+    if hit is not None and now - hit[0] < _WORKER_MEMORY_TTL:
+        return hit[1]
+    workers = client.scheduler_info().get("workers", {})
+    memories = [m for m in (w.get("memory_limit") or 0 for w in workers.values()) if m > 0]
+    _WORKER_MEMORY[client.id] = (now, min(memories, default=None))
+    return _WORKER_MEMORY[client.id][1]
+
+
 def block_bytes() -> int:
     """The most bytes one block of an input holds: Dask's ``array.chunk-size`` setting, and at most
     a sixteenth of the smallest worker's memory when a ``distributed`` client is active (a worker
     holds a few blocks per thread at once, and an input may be many times its memory)."""
     limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size", _DEFAULT_BLOCK))
     client = distributed_client()
-    if client is None:
-        return limit
-    workers = client.scheduler_info().get("workers", {})
-    memories = [w.get("memory_limit") or 0 for w in workers.values()]
-    memories = [m for m in memories if m > 0]
-    return min([limit] + [m // 16 for m in memories])
+    memory = None if client is None else _smallest_worker_memory(client)
+    return limit if memory is None else min(limit, memory // 16)
 
 
 def frame_chunks(shape: tuple, itemsize: int, frame_axes: int) -> tuple:

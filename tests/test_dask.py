@@ -194,6 +194,14 @@ def test_data_dependent_shapes_are_computed_before_use():
     assert got.compute() == ints[ints < 3].sum()
 
 
+def test_index_lifted_over_a_frame_of_positions_of_any_rank():
+    """``index`` of one array at each cell's position is a ``take`` by an n-d array of positions,
+    which Dask only does by a vector (it was an internal error)."""
+    v = np.arange(7.0) * 1.5
+    for source in ("((λ ((i [Int])) (index v [i])) (+ 2 [0 1 2]))", "((λ ((i [Int])) (index v i)) (+ 2 [[0 1 2] [3 4 0]]))"):
+        _agree(remora.evaluate(source, v=v, backend="dask"), remora.evaluate(source, v=v))
+
+
 def test_a_loop_over_a_chunked_frame_keeps_its_blocks():
     """A fold whose step rotates (splitting blocks) keeps the blocks of its first accumulator."""
     grid = (np.arange(64 * 64) % 3 == 0).astype(np.int64).reshape(64, 64)
@@ -338,6 +346,33 @@ def test_the_command_line_computes_on_the_scheduler_it_is_given(cluster):
     assert proc.stdout.splitlines() == ["100", "[40 30 20 10]"]
     workers = cluster.run(lambda dask_worker: len(dask_worker.state.log))
     assert workers and all(count > 0 for count in workers.values())  # (tasks did run there)
+
+
+def test_an_input_four_times_a_workers_memory_on_the_command_line(cluster, vectors, tmp_path):
+    """The acceptance case through ``remora eval``: the ``.npy`` is memory-mapped, chunked, and read
+    by the workers block by block; the norms' total is printed, and the norms of a slice of it
+    written with ``-o``."""
+    path, n, total = vectors
+    program = tmp_path / "norms.rem"
+    program.write_text(f"(define norms ({NORM} v))\n(sum norms)\n((λ ((i [Int])) (index norms [i])) (+ {n // 2} [0 1 2 3 4]))\n", encoding="utf-8")
+    proc = _remora("eval", "--backend=dask", "--scheduler", cluster.scheduler.address, str(program), f"v={path}",
+                   "-o", str(tmp_path / "some.npy"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    printed = proc.stdout.splitlines()
+    np.testing.assert_allclose(float(printed[0]), total, rtol=1e-9)
+    some = np.load(path, mmap_mode="r")[n // 2:n // 2 + 5]
+    np.testing.assert_allclose(np.load(tmp_path / "some.npy").reshape(5), np.sqrt((some * some).sum(-1)), rtol=1e-15)
+
+
+def test_a_type_error_on_the_command_line_comes_before_any_task(cluster, tmp_path):
+    """A type error is located, and nothing is sent to the cluster (not even the input's blocks)."""
+    np.save(tmp_path / "v.npy", np.zeros((10, 3)))
+    before = cluster.run(lambda dask_worker: len(dask_worker.state.log))
+    proc = _remora("eval", "--backend=dask", "--scheduler", cluster.scheduler.address, "-e",
+                   f"({NORM} (reverse v))\n(+ v [1.0 2.0])", f"v={tmp_path / 'v.npy'}")
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.startswith("<expr>:2:6: error: the frames of this application are not prefix-compatible") and "Traceback" not in proc.stderr
+    assert cluster.run(lambda dask_worker: len(dask_worker.state.log)) == before
 
 
 def test_the_command_line_scheduler_errors_are_usage_errors():

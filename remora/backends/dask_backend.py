@@ -392,6 +392,14 @@ class DaskBackend(NumpyBackend):
     def contiguous(self, x):
         return x if is_dask(x) else np.ascontiguousarray(x)
 
+    def take(self, x, indices, axis: int):
+        if not (is_dask(x) or is_dask(indices)):
+            return np.take(x, indices, axis=axis)
+        # Dask takes along one axis by a vector only: the positions flattened, then reshaped
+        axis = axis % x.ndim
+        flat = da.take(da.asarray(x), indices.reshape(-1), axis=axis)
+        return flat.reshape(x.shape[:axis] + tuple(indices.shape) + x.shape[axis + 1:])
+
     def take_along_axis(self, x, indices, axis: int):
         if not (is_dask(x) or is_dask(indices)):
             return np.take_along_axis(x, indices, axis=axis)

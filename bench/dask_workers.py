@@ -39,6 +39,7 @@ WORKER_MEMORY = 4 * 2**30
 DASK_SIZES = {
     "Collatz (while)": (10_000, "a `while` computes its flag on the cluster every round"),
     "fold of a λ": (1_000, "10⁶ sequential steps, each a Dask graph (the loop persists its state)"),
+    "Pathfinder": (10_000, "the 800 MB wall, in the client's memory, travels with each of the 100 steps' graphs"),
 }
 #: the out-of-core case: workers of this much memory, a file four times as large
 SMALL_WORKER = 256 * 2**20

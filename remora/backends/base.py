@@ -162,6 +162,17 @@ class Backend:
         """``x`` as a ``numpy.ndarray`` (what the Python API hands back and registered functions get)."""
         raise NotImplementedError
 
+    def store(self, x: Array, path: str) -> None:
+        """Write ``x`` (Int, Float or Bool atoms) to the ``.npy`` file ``path`` (``-o PATH.npy``);
+        an ``OSError`` when the file cannot be written.  By default the array is converted to
+        NumPy and written whole; a backend that holds arrays a block at a time (Dask) writes it
+        block by block, so a result larger than memory can be written."""
+        import numpy.lib.format
+
+        array = self.to_numpy(x)
+        with open(path, "wb") as f:
+            numpy.lib.format.write_array(f, array, allow_pickle=False)
+
     def from_numpy(self, x: Any, frame_axes: int | None = None) -> Array:
         """A ``numpy.ndarray`` (a user's input) as an array of this backend; ``frame_axes``, when
         known, is how many of its leading axes are a frame (a chunking backend cuts only those)."""

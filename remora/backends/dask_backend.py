@@ -36,6 +36,7 @@ into the task graph, so inputs larger than memory work.
 from __future__ import annotations
 
 import mmap
+import time
 import warnings
 from functools import partial
 from typing import Any, Sequence
@@ -67,23 +68,48 @@ def is_dask(x: Any) -> bool:
     return isinstance(x, da.Array)
 
 
+def distributed_client() -> Any:
+    """The ``distributed`` client computations run on (a Client given as the scheduler, or the
+    current default one), or None when they run on a local scheduler."""
+    client = dask.config.get("scheduler", None)
+    if hasattr(client, "scheduler_info"):
+        return client
+    try:
+        from distributed import default_client
+
+        return default_client()
+    except (ImportError, ValueError):
+        return None
+
+
+#: each client's smallest worker memory, and when it was asked (:func:`_smallest_worker_memory`)
+_WORKER_MEMORY: dict[str, tuple[float, int | None]] = {}
+#: how long a client's worker memory is taken as known, in seconds
+_WORKER_MEMORY_TTL = 10.0
+
+
+def _smallest_worker_memory(client) -> int | None:
+    """The smallest memory limit of the client's workers (None: no limits).  Asking is a round
+    trip to the scheduler, and :func:`block_bytes` is asked for every broadcast, so the answer
+    is kept for :data:`_WORKER_MEMORY_TTL` seconds (workers come and go more slowly)."""
+    now = time.monotonic()
+    hit = _WORKER_MEMORY.get(client.id)
+    if hit is not None and now - hit[0] < _WORKER_MEMORY_TTL:
+        return hit[1]
+    workers = client.scheduler_info().get("workers", {})
+    memories = [m for m in (w.get("memory_limit") or 0 for w in workers.values()) if m > 0]
+    _WORKER_MEMORY[client.id] = (now, min(memories, default=None))
+    return _WORKER_MEMORY[client.id][1]
+
+
 def block_bytes() -> int:
     """The most bytes one block of an input holds: Dask's ``array.chunk-size`` setting, and at most
     a sixteenth of the smallest worker's memory when a ``distributed`` client is active (a worker
     holds a few blocks per thread at once, and an input may be many times its memory)."""
     limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size", _DEFAULT_BLOCK))
-    client = dask.config.get("scheduler", None)  # (a Client given as the scheduler, or the default one)
-    try:
-        if not hasattr(client, "scheduler_info"):
-            from distributed import default_client
-
-            client = default_client()
-        workers = client.scheduler_info().get("workers", {})
-    except (ImportError, ValueError):
-        return limit
-    memories = [w.get("memory_limit") or 0 for w in workers.values()]
-    memories = [m for m in memories if m > 0]
-    return min([limit] + [m // 16 for m in memories])
+    client = distributed_client()
+    memory = None if client is None else _smallest_worker_memory(client)
+    return limit if memory is None else min(limit, memory // 16)
 
 
 def frame_chunks(shape: tuple, itemsize: int, frame_axes: int) -> tuple:
@@ -102,6 +128,27 @@ def frame_chunks(shape: tuple, itemsize: int, frame_axes: int) -> tuple:
     return tuple(reversed(chunks)) + tuple(shape[frame_axes:])
 
 
+def broadcast_chunks(x, shape: tuple) -> tuple:
+    """Chunks for ``x`` broadcast to ``shape``, at most :func:`block_bytes` a block: the axes
+    ``x`` is already cut along keep their blocks; every other axis — stretched (new leading
+    ones, length-1 ones) or one block in ``x`` — is cut by ``shape`` alone, the leading axes
+    first, so that operands broadcast to one frame get the same blocks (Dask would make each
+    stretched axis one block: an outer product's whole frame in one task)."""
+    lead = len(shape) - x.ndim
+    kept = [None] * lead + [c if len(c) > 1 and n == d else None for n, d, c in zip(x.shape, shape[lead:], x.chunks)]
+    budget = max(1, block_bytes() // max(1, x.dtype.itemsize))
+    for c in kept:
+        if c is not None:
+            budget = max(1, budget // max(c))
+    chunks: list = []
+    for d, c in zip(reversed(shape), reversed(kept)):  # the trailing axes whole while they fit
+        if c is None:
+            c = max(1, min(d, budget))
+            budget = max(1, budget // c)
+        chunks.append(c)
+    return tuple(reversed(chunks))
+
+
 class _MappedFile:
     """A memory-mapped ``.npy`` as Dask reads it: each task maps the file, copies out its block and
     unmaps it again, so the graph carries the file's name, not its data, and a worker holds only
@@ -118,6 +165,44 @@ class _MappedFile:
         finally:
             mapped._mmap.close()
             del mapped
+
+
+class _FileBlocks:
+    """The ``.npy`` file ``-o`` writes, as ``da.store`` writes it: each task maps the file (its
+    header already written), writes its block and unmaps it, so the target is a file name — what a
+    worker process can reach on a shared file system — and no process holds the whole result."""
+
+    def __init__(self, filename: str, offset: int, dtype: np.dtype, shape: tuple) -> None:
+        self.filename, self.offset, self.dtype, self.shape = filename, offset, dtype, shape
+
+    def __setitem__(self, index, value) -> None:
+        mapped = np.memmap(self.filename, self.dtype, "r+", self.offset, self.shape, "C")
+        try:
+            mapped[index] = value
+            mapped.flush()
+        finally:
+            mapped._mmap.close()
+            del mapped
+
+
+def _gathered(client, x) -> np.ndarray:
+    """``x`` computed on a ``distributed`` cluster into this process, block by block: each block is
+    fetched (and released on the cluster) as soon as it is done.  ``x.compute()`` would join the
+    blocks in one task on one worker — a result larger than a worker's memory could not be
+    printed — and fetching them all in one message would need as much on each worker."""
+    from distributed import as_completed
+
+    blocks = x.to_delayed(optimize_graph=False).ravel()
+    where = list(np.ndindex(x.numblocks))
+    starts = [np.cumsum((0,) + c) for c in x.chunks]
+    futures = client.compute(list(blocks), optimize_graph=False)
+    index = {f.key: i for i, f in enumerate(futures)}
+    out = np.empty(x.shape, x.dtype)
+    for future in as_completed(futures):
+        block = where[index[future.key]]
+        out[tuple(slice(s[b], s[b + 1]) for s, b in zip(starts, block))] = future.result()
+        future.release()
+    return out
 
 
 def _source(x: np.ndarray) -> Any:
@@ -252,15 +337,44 @@ class DaskBackend(NumpyBackend):
         return Client(address, timeout="10s", set_as_default=True)
 
     def _computed(self, x):
-        if is_dask(x):
-            with _Quiet():
-                return x.compute()
-        return x
+        if not is_dask(x):
+            return x
+        with _Quiet():
+            client = distributed_client() if x.npartitions > 1 else None
+            return x.compute() if client is None else _gathered(client, x)
+
+    def store(self, x, path: str) -> None:
+        """``x`` written block by block (``da.store``) into the ``.npy`` file ``path``, its header
+        written here first: each block is computed and written by the task that makes it (D49)."""
+        if not is_dask(x) or x.size == 0 or x.ndim == 0:
+            return super().store(x, path)
+        header = np.lib.format.open_memmap(path, mode="w+", dtype=x.dtype, shape=x.shape)
+        offset = header.offset
+        del header
+        with _Quiet():
+            da.store(x, _FileBlocks(path, offset, x.dtype, x.shape), lock=False, compute=True)
 
     # --- structure ------------------------------------------------------------------------------
 
     def reshape(self, x, shape: tuple):
         return x.reshape(shape)
+
+    def broadcast_to(self, x, shape: tuple):
+        """``x`` seen at ``shape``, its stretched axes cut into blocks (:func:`broadcast_chunks`);
+        the result remembers ``x``, so :meth:`compact` can undo the broadcast as NumPy's strides
+        let :func:`host.compact` do (``inner`` over the frame of a matrix product then sees
+        the product's structure and makes one matrix product, not the n³ elementwise products)."""
+        if not is_dask(x):
+            return np.broadcast_to(x, shape)
+        if x.shape == tuple(shape):
+            return x
+        chunks = broadcast_chunks(x, tuple(shape))
+        lead = len(shape) - x.ndim
+        # (Dask lets the broadcast itself cut only the stretched axes)
+        x = x.rechunk(tuple(c if n == d else -1 for n, d, c in zip(x.shape, shape[lead:], chunks[lead:])))
+        out = da.broadcast_to(x, shape, chunks=chunks)
+        out._remora_broadcast_of = x.reshape((1,) * (len(shape) - x.ndim) + x.shape)
+        return out
 
     def roll(self, x, shift: int, axis: int):
         if not is_dask(x):
@@ -270,10 +384,21 @@ class DaskBackend(NumpyBackend):
         return da.roll(x, shift, axis=axis).rechunk(x.chunks)
 
     def compact(self, x):
-        return x if is_dask(x) else host.compact(x)
+        if not is_dask(x):
+            return host.compact(x)
+        source = getattr(x, "_remora_broadcast_of", None)
+        return x if source is None else self.compact(source)
 
     def contiguous(self, x):
         return x if is_dask(x) else np.ascontiguousarray(x)
+
+    def take(self, x, indices, axis: int):
+        if not (is_dask(x) or is_dask(indices)):
+            return np.take(x, indices, axis=axis)
+        # Dask takes along one axis by a vector only: the positions flattened, then reshaped
+        axis = axis % x.ndim
+        flat = da.take(da.asarray(x), indices.reshape(-1), axis=axis)
+        return flat.reshape(x.shape[:axis] + tuple(indices.shape) + x.shape[axis + 1:])
 
     def take_along_axis(self, x, indices, axis: int):
         if not (is_dask(x) or is_dask(indices)):

@@ -328,7 +328,7 @@ def _run(session, text: str, name: str, args: argparse.Namespace) -> int:
             if last is None:
                 report("remora: -o: the program has no expression whose value to write")
                 return EXIT_USAGE
-            save(args.output, session.engine.xp.to_numpy(last))
+            save(args.output, last, session.engine.xp)
     except DataIOError as exc:
         flush()
         report(f"remora: {exc}")

@@ -121,14 +121,19 @@ def _span(source: Source, line: int, col: int, end_col: int) -> Span:
     return Span(source, line, col, line, max(end_col, col + 1))
 
 
-def save(path: str, value) -> None:
-    """Write ``value`` (a NumPy array of Int, Float or Bool atoms) to the ``.npy`` file ``path``."""
-    array = np.asarray(value)
-    if array.dtype not in NPY_DTYPES:
+def save(path: str, value, xp=None) -> None:
+    """Write ``value`` (an array of Int, Float or Bool atoms) to the ``.npy`` file ``path``, through
+    its backend ``xp`` (NumPy's when not given): a backend that holds arrays a block at a time
+    writes it block by block (``Backend.store``), so the result is never held whole."""
+    if xp is None:
+        from ..backends import get
+
+        xp = get("numpy")
+    array = value if xp.owns(value) else np.asarray(xp.to_numpy(value))
+    if np.dtype(array.dtype) not in NPY_DTYPES:
         raise DataIOError(f"cannot write {path}: the value holds boxes or functions, and a .npy file holds Int, "
                           "Float or Bool arrays")
     try:
-        with open(path, "wb") as f:
-            np.save(f, array, allow_pickle=False)
+        xp.store(array, path)
     except OSError as exc:
         raise DataIOError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -382,6 +382,20 @@ class Backend:
             out.append(acc)
         return self.stack(out, axis=axis)
 
+    def while_loop(self, live: Callable[[Any], Array], step: Callable[[Any], Any], init: Any) -> Any:
+        """``state = init; while some atom of live(state) is true: state = step(state)``; the final
+        state (a tuple of arrays).  ``while`` over a frame, while tracing (spec D48): a tracing
+        backend makes it one compiled loop whose state has a fixed shape."""
+        state = init
+        while self.any(live(state)):
+            state = step(state)
+        return state
+
+    def known(self, x: Array) -> bool:
+        """Whether the atoms of ``x`` are known now: always, but for a tracing backend's
+        placeholders (:meth:`tracing`), whose atoms are known only when the compiled function runs."""
+        return True
+
     def tracing(self) -> bool:
         """Whether this thread is tracing an evaluation for compilation (:meth:`compile`): values
         may then be placeholders whose atoms are not known yet."""

@@ -105,6 +105,8 @@ class JaxBackend(NumpyBackend):
         self.traces = 0
         #: why the latest evaluations that could not be compiled run eagerly (the last 100)
         self.fallbacks: collections.deque[str] = collections.deque(maxlen=100)
+        #: how many evaluations ran eagerly, on the host (fallbacks, and re-runs after a failed check)
+        self.eager_runs = 0
         self._lock = threading.Lock()
 
     for _name in DISPATCHED:
@@ -201,6 +203,28 @@ class JaxBackend(NumpyBackend):
         self._tracing.checks.append(ok)
         return jnp.moveaxis(ys, 0, axis)
 
+    def while_loop(self, live, step, init):
+        if not self.tracing():
+            return super().while_loop(live, step, init)
+        if _is_host(*init):
+            raise Untraceable("a `while` over boxes or functions")
+        init = tuple(jnp.asarray(x) for x in init)
+
+        def body(carry):
+            *state, ok = carry
+            out, checked = self._checked_step(lambda _, s: step(s), None, tuple(state))
+            return (*(_like(o, x) for o, x in zip(out, init)), ok & checked)
+
+        # (a failed check ends the loop: the eager re-run raises it — a step whose check failed
+        # may never reach the condition that would end the loop)
+        *out, ok = lax.while_loop(lambda carry: carry[-1] & jnp.any(live(tuple(carry[:-1]))), body,
+                                  (*init, jnp.bool_(True)))
+        self._tracing.checks.append(ok)
+        return tuple(out)
+
+    def known(self, x) -> bool:
+        return not _is_tracer(x)
+
     def _checked_step(self, step, i, acc):
         """One traced loop step, and whether every check it made held (a check in a loop body is
         carried out of the loop with the accumulator: a traced value cannot leave its body)."""
@@ -262,6 +286,7 @@ class JaxBackend(NumpyBackend):
 
     def _eager(self, run: Callable[[dict], Any], inputs: dict) -> Any:
         """``run`` outside any trace, on host arrays."""
+        self.eager_runs += 1
         with self.quiet():
             return run({name: np.asarray(a) if isinstance(a, jax.Array) else a for name, a in inputs.items()})
 

@@ -15,6 +15,7 @@ import math
 from ..backends import host
 from ..erasure import erased as E
 from .batched import Val, align, extent, joint, plain_val, spread
+from . import masks
 from .layouts import plain
 from .rebatch import restrict_closure, restrict_env, settle
 
@@ -22,6 +23,8 @@ from .rebatch import restrict_closure, restrict_env, settle
 def if_(engine, e: E.EIf, env: dict, ienv: dict, batch: tuple) -> Val:
     xp = engine.xp
     cond = plain_val(engine.ev(e.cond, env, ienv, batch))
+    if xp.tracing() and (cond.arr.size != 1 or not xp.known(cond.arr)):  # compiling: masked, no split
+        return masks.if_masked(engine, e, env, ienv, batch, cond)
     if cond.arr.size == 1:  # one condition for every cell: one branch, as it is
         chosen = bool(xp.to_host(xp.reshape(cond.arr, ())))
         return engine.ev(e.then if chosen else e.orelse, env, ienv, batch)

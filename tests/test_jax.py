@@ -443,3 +443,44 @@ def test_a_recursive_function_whose_if_depends_on_data_runs_eagerly():
     got = remora.evaluate(source, backend="jax", xs=xs)
     assert np.asarray(got).tolist() == [1, 6, 120]
     assert "recursive" in XP.fallbacks[-1]
+
+
+# --- what XLA is given: no copies a hand-written jax.jit would not make ----------------------------
+
+
+def _jaxpr(monkeypatch, source: str, **inputs):
+    """The jaxpr of the function ``source`` compiles to (JAX's own view of what XLA is given)."""
+    captured = []
+    jit = jax_backend.jax.jit
+    monkeypatch.setattr(jax_backend.jax, "jit", lambda f, *a, **k: captured.append(f) or jit(f, *a, **k))
+    remora.evaluate(source, backend="jax", **inputs)
+    with jax_backend.x64():
+        return jax.make_jaxpr(captured[-1])(inputs)
+
+
+def _loops(jaxpr):
+    return [e for e in jaxpr.eqns if e.primitive.name in ("scan", "while")]
+
+
+def test_a_fold_over_curtail_reads_its_items_from_the_whole_array(monkeypatch):
+    # (XLA copies a slice a compiled loop reads from: all but one row of Pathfinder's input)
+    source = "(fold (λ ((row [Int 5]) (acc [Int 5])) (+ row (reverse acc))) (tail wall) (curtail wall))"
+    wall = np.arange(40).reshape(8, 5)
+    jaxpr = _jaxpr(monkeypatch, source, wall=wall)
+    (loop,) = _loops(jaxpr.jaxpr)
+    assert jaxpr.jaxpr.invars[0] in loop.invars  # the input itself, not a slice of it
+    want = remora.evaluate(source, wall=wall)
+    assert np.asarray(remora.evaluate(source, backend="jax", wall=wall)).tolist() == want.tolist()
+
+
+def test_constants_in_a_compiled_loop_are_literals_not_operands(monkeypatch):
+    # (XLA divides by an operand that holds 2; by the literal 2 it shifts)
+    for source, inputs in [
+        ("(fold (λ ((row [Int 5]) (acc [Int 5])) (+ row (/ acc 2))) (tail rows) (curtail rows))",
+         {"rows": np.arange(40).reshape(8, 5)}),
+        ("(define (f (n [Int])) (while (λ ((m [Int])) (> m 1)) (λ ((m [Int])) (/ m 2)) n))\n(f ns)",
+         {"ns": np.arange(1, 50)}),
+    ]:
+        (loop,) = _loops(_jaxpr(monkeypatch, source, **inputs).jaxpr)
+        consts = loop.params["num_consts"] - 1 if loop.primitive.name == "scan" else loop.params["body_nconsts"]
+        assert consts == 0, loop.params  # (a scan's one constant: the items it reads)

@@ -359,6 +359,12 @@ class Backend:
 
     # --- control ---------------------------------------------------------------------------------
 
+    def slice_items(self, x: Array, axis: int, start: int | None, stop: int | None) -> Array:
+        """``x``'s items ``start:stop`` along ``axis`` (``behead``, ``curtail``): a view where the
+        library has them.  A tracing backend may remember where the slice came from, so that a
+        loop over its items (:meth:`loop_items`) reads them from the whole array, not a copy."""
+        return x[(slice(None),) * axis + (slice(start, stop), Ellipsis)]
+
     def loop_items(self, x: Array) -> Array:
         """``x`` as an array whose items a :meth:`loop` or :meth:`scan` step can take by its
         counter (which a tracing backend makes a traced value): ``x`` itself, but for that."""

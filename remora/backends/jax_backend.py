@@ -72,7 +72,7 @@ def _dispatcher(name: str):
         if not self._tracing.depth:
             return eager(*args, **kwargs)
         if any(_is_tracer(a) or (type(a) in (list, tuple) and any(map(_is_tracer, a))) for a in args):
-            return traced(*args, **kwargs)
+            return traced(*[_staged(a) for a in args], **kwargs)
         # What is known while tracing (the program's constants, and what follows from them
         # alone) stays known: computed now, on the host — a count or a length that decides a
         # shape (``iterate``'s, ``iota/v``'s) is then one, as it is eagerly.  (A concrete JAX
@@ -82,6 +82,23 @@ def _dispatcher(name: str):
     op.__name__ = name
     op.__doc__ = f"NumPy's ``{name}`` eagerly, JAX's while tracing."
     return op
+
+
+def _staged(a):
+    """A known argument of a traced operation as the trace should see it: a host broadcast (a
+    constant spread over a frame, a zero-copy view) stays a broadcast of its small array — else
+    it would become a constant of the frame's size, read again at every step of a loop."""
+    if type(a) in (list, tuple):
+        return type(a)(map(_staged, a))
+    if not isinstance(a, np.ndarray) or a.ndim == 0 or a.dtype == object:
+        return a
+    if a.size == 1 or (a.size and 0 in a.strides and NUMPY.compact(a).size == 1):
+        # one atom: a literal of the compiled code (XLA then sees ``(/ n 2)`` divide by the
+        # constant 2 — a shift — not by an operand that happens to hold 2)
+        return lax.full(a.shape, a.reshape(-1)[0], a.dtype)
+    if 0 in a.strides:
+        return jnp.broadcast_to(NUMPY.compact(a), a.shape)
+    return a
 
 
 class JaxBackend(NumpyBackend):
@@ -126,7 +143,17 @@ class JaxBackend(NumpyBackend):
     def loop_items(self, x):
         if self._tracing.depth and isinstance(x, np.ndarray) and x.dtype != object:
             return jnp.asarray(x)  # (a host array cannot be indexed by the traced loop counter)
+        hit = self._tracing.slices.get(id(x)) if self._tracing.depth else None
+        if hit is not None and hit[0] is x:
+            return _Window(*hit)  # (each step reads its item from the whole array: no copy of the slice)
         return x
+
+    def slice_items(self, x, axis: int, start, stop):
+        out = super().slice_items(x, axis, start, stop)
+        if self._tracing.depth and _is_tracer(x):
+            begin = slice(start, stop).indices(x.shape[axis])[0]
+            self._tracing.slices[id(out)] = (out, x, axis, begin)
+        return out
 
     def read_only(self, x):
         return super().read_only(x) if isinstance(x, np.ndarray) else x
@@ -301,6 +328,7 @@ class JaxBackend(NumpyBackend):
             tracing.depth += 1
             outer, tracing.checks = tracing.checks, []
             broadcasts, tracing.broadcasts = tracing.broadcasts, {}
+            slices, tracing.slices = tracing.slices, {}
             try:
                 with np.errstate(all="ignore"):  # (what is known at trace time is computed on the host)
                     out = run(inputs)
@@ -309,11 +337,35 @@ class JaxBackend(NumpyBackend):
                 tracing.depth -= 1
                 tracing.checks = outer
                 tracing.broadcasts = broadcasts
+                tracing.slices = slices
             if not isinstance(out, jax.Array):
                 raise Untraceable("a result holding boxes or functions")
             return out, (_all(checks) if checks else None)  # (no flag to wait for without checks)
 
         return traced
+
+
+class _Window:
+    """The items ``start, start + 1, …`` of ``whole`` along ``axis``, as a loop reads them: item
+    ``i`` is item ``start + i`` of the whole array.  XLA copies a slice that a compiled loop
+    reads from (the Pathfinder workload's ``(fold f (tail wall) (curtail wall))`` copied all but
+    one row of its input); a window reads the input itself."""
+
+    __slots__ = ("sliced", "whole", "axis", "start", "shape")
+
+    def __init__(self, sliced, whole, axis: int, start: int):
+        self.sliced, self.whole, self.axis, self.start = sliced, whole, axis, start
+        self.shape = sliced.shape
+
+    def __getitem__(self, key):
+        axis = self.axis
+        if (type(key) is tuple and len(key) == axis + 2 and key[axis + 1] is Ellipsis
+                and all(k == slice(None) for k in key[:axis]) and not isinstance(key[axis], slice)):
+            i = key[axis]
+            if isinstance(i, (int, np.integer)) and i < 0:
+                i = i + self.shape[axis]
+            return self.whole[key[:axis] + (i + self.start, Ellipsis)]
+        return self.sliced[key]
 
 
 def _all(checks: list):

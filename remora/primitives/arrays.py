@@ -72,7 +72,7 @@ def _tail(ctx, xs):
     doc="All items but the first.",
 )
 def _behead(ctx, xs):
-    return _item(xs, _axis(ctx), slice(1, None))
+    return ctx.xp.slice_items(xs, _axis(ctx), 1, None)
 
 
 @primitive(
@@ -80,7 +80,7 @@ def _behead(ctx, xs):
     doc="All items but the last.",
 )
 def _curtail(ctx, xs):
-    return _item(xs, _axis(ctx), slice(None, -1))
+    return ctx.xp.slice_items(xs, _axis(ctx), None, -1)
 
 
 def _length_segmented(ctx, xs):

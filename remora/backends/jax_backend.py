@@ -290,7 +290,9 @@ class JaxBackend(NumpyBackend):
                 if table is None:
                     table = {}
                     self._compiled.set(key, table)
-        signature = tuple(sorted((name, a.dtype, a.shape) for name, a in inputs.items()))
+        signature = tuple([(name, a.dtype, a.shape) for name, a in inputs.items()])
+        if len(signature) > 1:
+            signature = tuple(sorted(signature))
         compiled = table.get(signature)
         if compiled is EAGER:
             return self._eager(run, inputs)

@@ -77,27 +77,3 @@ def excuse(xp, ok, mask):
         mask = narrow(xp, mask, 0)
     live = _with_axes(xp, mask, ok.ndim)
     return xp.logical_or(ok, xp.logical_not(live))
-
-
-def if_masked(engine, e, env: dict, ienv: dict, batch: tuple, cond):
-    """``if`` while tracing, its flags ``cond`` (a Val) a frame or not yet known: both branches
-    over the whole frame, each under its flags, the results selected cell by cell."""
-    from .batched import Val, align, plain_val
-
-    xp, running = engine.xp, engine._running
-    if running.masked_ifs >= MAX_MASKED_DEPTH:
-        xp.untraceable("a recursive function whose `if` depends on data")
-    flags = cond.arr
-    running.masked_ifs += 1
-    try:
-        with masked(engine, flags):
-            then = plain_val(engine.ev(e.then, env, ienv, batch))
-        with masked(engine, xp.logical_not(flags)):
-            orelse = plain_val(engine.ev(e.orelse, env, ienv, batch))
-    finally:
-        running.masked_ifs -= 1
-    m = max(cond.k, then.k, orelse.k)
-    a, b = align(xp, then, m, 0, 0), align(xp, orelse, m, 0, 0)
-    cell_rank = a.ndim - m
-    chosen = xp.reshape(flags, flags.shape + (1,) * (m - cond.k + cell_rank))
-    return Val(xp.where(chosen, a, b), m)

@@ -65,14 +65,20 @@ DISPATCHED = (
 ).split()
 
 
+#: the kernels on positions: their index arguments are handed to JAX as they are
+POSITIONAL = {"take", "take_along_axis", "gather", "scatter", "repeat", "resize", "select_items", "segment_reduce",
+              "unravel_index", "searchsorted"}
+
+
 def _dispatcher(name: str):
     eager, traced = getattr(NUMPY, name), getattr(JNP, name)
+    stage = (lambda a: a) if name in POSITIONAL else _staged
 
     def op(self, *args, **kwargs):
         if not self._tracing.depth:
             return eager(*args, **kwargs)
         if any(_is_tracer(a) or (type(a) in (list, tuple) and any(map(_is_tracer, a))) for a in args):
-            return traced(*[_staged(a) for a in args], **kwargs)
+            return traced(*[stage(a) for a in args], **kwargs)
         # What is known while tracing (the program's constants, and what follows from them
         # alone) stays known: computed now, on the host — a count or a length that decides a
         # shape (``iterate``'s, ``iota/v``'s) is then one, as it is eagerly.  (A concrete JAX

@@ -484,3 +484,15 @@ def test_constants_in_a_compiled_loop_are_literals_not_operands(monkeypatch):
         (loop,) = _loops(_jaxpr(monkeypatch, source, **inputs).jaxpr)
         consts = loop.params["num_consts"] - 1 if loop.primitive.name == "scan" else loop.params["body_nconsts"]
         assert consts == 0, loop.params  # (a scan's one constant: the items it reads)
+
+
+def test_every_workload_has_a_hand_written_jax_version_with_numpys_values():
+    from bench.jax_versions import VERSIONS
+
+    assert set(VERSIONS) == {w.name for w in WORKLOADS}
+    for name in ("Collatz (while)", "fold of a λ"):  # (the others: test_the_bench_jax_mode_runs's kind)
+        w = next(w for w in WORKLOADS if w.name == name)
+        inputs = w.inputs(w.quick)
+        with jax_backend.x64():
+            got = np.asarray(VERSIONS[name](**inputs))
+        np.testing.assert_allclose(got, w.numpy(**inputs), rtol=1e-9)

@@ -101,6 +101,26 @@ def _triangular(mat, vec):
     return jnp.tril(mat) @ vec
 
 
+def _collatz(ns):
+    """Every cell steps until its own n reaches 1: one ``lax.while_loop`` over the whole vector."""
+
+    def running(state):
+        return jnp.any(state[0] > 1)
+
+    def step(state):
+        n, steps = state
+        live = n > 1
+        nxt = jnp.where(n % 2 == 0, n // 2, 3 * n + 1)
+        return jnp.where(live, nxt, n), steps + live.astype(steps.dtype)
+
+    return lax.while_loop(running, step, (ns, jnp.zeros_like(ns)))[1]
+
+
+def _fold(xs):
+    n = xs.shape[0]
+    return lax.fori_loop(0, n, lambda i, acc: acc * 0.5 + xs[n - 1 - i], jnp.zeros((), xs.dtype))
+
+
 #: workload name → its hand-written jitted version
 VERSIONS = {
     "dot products": jax.jit(lambda a, b: jnp.einsum("ij,ij->i", a, b)),
@@ -117,4 +137,6 @@ VERSIONS = {
     "Pathfinder": jax.jit(_pathfinder),
     "segmented sums": jax.jit(_segmented),
     "triangular mat-vec": jax.jit(_triangular),
+    "Collatz (while)": jax.jit(_collatz),
+    "fold of a λ": jax.jit(_fold),
 }

@@ -100,9 +100,10 @@ RAGGED_WORKLOADS = {"segmented sums", "triangular mat-vec"}
 
 @pytest.mark.parametrize("workload", [w for w in WORKLOADS if w.name not in RAGGED_WORKLOADS], ids=lambda w: w.name)
 def test_workloads_without_ragged_values_are_compiled_whole(workload):
-    before = len(XP.fallbacks)
+    before, eager = len(XP.fallbacks), XP.eager_runs
     remora.evaluate(workload.source, backend="jax", **workload.inputs(workload.quick))
     assert list(XP.fallbacks)[before:] == []
+    assert XP.eager_runs == eager  # (nor a signature found untraceable before, nor a failed check)
 
 
 # --- run-time errors: the NumPy backend's, located, also from inside compiled code ----------------
@@ -344,3 +345,154 @@ def test_a_ragged_fold_traced_step_by_step_updates_its_accumulator_correctly(mon
     rod = np.array([1.0, 2.0, 3.0, 4.0])
     got = remora.evaluate(source, backend="jax", rod=rod)
     assert np.asarray(got).tolist() == [[4.0, 3.0, 2.0, 1.0], [4.0, 3.0, 2.0, 1.0]]
+
+
+# --- while and if over a frame, compiled: masked whole-frame forms (spec D48) ----------------------
+
+
+def _compiled(source: str, **inputs):
+    """The value on JAX, and whether it was compiled: one new trace, no eager run (no fallback,
+    no re-run after a failed check)."""
+    traces, eager = XP.traces, XP.eager_runs
+    got = remora.evaluate(source, backend="jax", **inputs)
+    return got, XP.traces == traces + 1 and XP.eager_runs == eager
+
+
+COLLATZ = """
+(define (collatz-step (s [Int 2]))
+  (let ((n (head s)))
+    [(select (= 0 (mod n 2)) (/ n 2) (+ 1 (* 3 n))) (+ 1 (tail s))]))
+(define (steps (n [Int]))
+  (tail (while (λ ((s [Int 2])) (> (head s) 1)) collatz-step [n 0])))
+(steps ns)
+"""
+
+MASKED = [
+    # while over a frame: each cell stops on its own; a stopped cell's step would divide by zero
+    (COLLATZ, {"ns": np.arange(1, 40)}),
+    ("(define (f (x [Int])) (while (λ ((y [Int])) (> y 0)) (λ ((y [Int])) (- y (+ 1 (/ 10 y)))) x))\n(f xs)",
+     {"xs": np.array([0, 2, -1, 5, 30])}),
+    # while on one value whose condition depends on the input
+    ("(while (λ ((y [Int])) (< y 1000)) (λ ((y [Int])) (* y 3)) x)", {"x": np.int64(2)}),
+    # if over a frame: the untaken branch's checks (division by zero, index out of range) are masked
+    ("(define (f (x [Int])) (if (> x 0) (/ 10 x) 0))\n(f xs)", {"xs": np.array([0, 2, -1, 5])}),
+    ("(define (f (x [Int])) (if (< x 2) (index [1 2 3] 10) x))\n(f xs)", {"xs": np.array([3, 2, 4, 5])}),
+    ("(define (f (x [Int]) (v [Int 3])) (if (< x 3) (index v (abs x)) -1))\n(f xs v)",
+     {"xs": np.array([0, 7, 2, -2]), "v": np.array([10, 20, 30])}),
+    # nested: an if inside a while's step, a while inside an if's branch
+    ("(define (f (x [Int])) (while (λ ((y [Int])) (!= y 1)) (λ ((y [Int])) (if (= 0 (mod y 2)) (/ y 2) "
+     "(+ 1 (* 3 y)))) x))\n(f xs)", {"xs": np.arange(1, 20)}),
+    ("(define (f (x [Int])) (if (> x 0) (while (λ ((y [Int])) (> y 1)) (λ ((y [Int])) (/ y 2)) x) (/ 1 x)))"
+     "\n(f xs)", {"xs": np.array([5, 64, 3, 1])}),
+    # a while in a lane not taken never runs there (here it would not end)
+    ("(define (f (x [Int])) (if (> x 0) (while (λ ((y [Int])) (!= y 0)) (λ ((y [Int])) (- y 1)) x) 0))\n(f xs)",
+     {"xs": np.array([3, -5, 0, 7])}),
+    # an if on one Bool that depends on the input
+    ("(if (> (reduce + xs) 0) (/ 100 (reduce + xs)) 0)", {"xs": np.array([-3, 1, 1])}),
+]
+
+
+@pytest.mark.parametrize("source,inputs", MASKED, ids=range(len(MASKED)))
+def test_while_and_if_over_a_frame_compile_with_numpys_values(source, inputs):
+    want = remora.evaluate(source, **inputs)
+    got, compiled = _compiled(source, **inputs)
+    assert np.asarray(got).tolist() == np.asarray(want).tolist()
+    assert compiled, list(XP.fallbacks)[-1:]
+
+
+def test_while_compiles_to_one_lax_while_loop(monkeypatch):
+    calls = []
+    lax = jax_backend.lax
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(lax, name)
+
+        def while_loop(self, *args, **kwargs):
+            calls.append(1)
+            return lax.while_loop(*args, **kwargs)
+
+    monkeypatch.setattr(jax_backend, "lax", Spy())
+    ns = np.arange(1, 300)
+    got, compiled = _compiled(COLLATZ + " ", ns=ns)  # (a program of its own: traced here)
+    assert compiled and calls == [1]
+    assert np.asarray(got).tolist() == remora.evaluate(COLLATZ, ns=ns).tolist()
+
+
+MASKED_ERRORS = [
+    # a real error in a taken branch / a running cell is still the NumPy backend's, located
+    ("(define (f (x [Int])) (if (>= x 0) (/ 10 x) 0))\n(f xs)", {"xs": np.array([1, 0, -1])}),
+    ("(define (f (x [Int])) (if (< x 2) (index [1 2 3] 10) x))\n(f xs)", {"xs": np.array([3, 1, 4])}),
+    ("(define (f (x [Int])) (while (λ ((y [Int])) (>= y 0)) (λ ((y [Int])) (- y (/ y y))) x))\n(f xs)",
+     {"xs": np.array([-1, 3, -5])}),
+    ("(while (λ ((y [Int])) (< y 100)) (λ ((y [Int])) (index [1 2 3] y)) x)", {"x": np.int64(0)}),
+]
+
+
+@pytest.mark.parametrize("source,inputs", MASKED_ERRORS, ids=range(len(MASKED_ERRORS)))
+def test_real_errors_under_compiled_while_and_if_are_numpys(source, inputs):
+    want = _error(source, "numpy", inputs)
+    got = _error(source, "jax", inputs)
+    assert (str(got), got.line, got.column) == (str(want), want.line, want.column)
+
+
+def test_a_recursive_function_whose_if_depends_on_data_runs_eagerly():
+    # (both branches of a masked if are traced: a recursion would be traced without end)
+    source = "(define (fact (n [Int])) : [Int] (if (= n 0) 1 (* n (fact (- n 1)))))\n(fact xs)"
+    xs = np.array([0, 3, 5])
+    got = remora.evaluate(source, backend="jax", xs=xs)
+    assert np.asarray(got).tolist() == [1, 6, 120]
+    assert "recursive" in XP.fallbacks[-1]
+
+
+# --- what XLA is given: no copies a hand-written jax.jit would not make ----------------------------
+
+
+def _jaxpr(monkeypatch, source: str, **inputs):
+    """The jaxpr of the function ``source`` compiles to (JAX's own view of what XLA is given)."""
+    captured = []
+    jit = jax_backend.jax.jit
+    monkeypatch.setattr(jax_backend.jax, "jit", lambda f, *a, **k: captured.append(f) or jit(f, *a, **k))
+    remora.evaluate(source, backend="jax", **inputs)
+    with jax_backend.x64():
+        return jax.make_jaxpr(captured[-1])(inputs)
+
+
+def _loops(jaxpr):
+    return [e for e in jaxpr.eqns if e.primitive.name in ("scan", "while")]
+
+
+def test_a_fold_over_curtail_reads_its_items_from_the_whole_array(monkeypatch):
+    # (XLA copies a slice a compiled loop reads from: all but one row of Pathfinder's input)
+    source = "(fold (λ ((row [Int 5]) (acc [Int 5])) (+ row (reverse acc))) (tail wall) (curtail wall))"
+    wall = np.arange(40).reshape(8, 5)
+    jaxpr = _jaxpr(monkeypatch, source, wall=wall)
+    (loop,) = _loops(jaxpr.jaxpr)
+    assert jaxpr.jaxpr.invars[0] in loop.invars  # the input itself, not a slice of it
+    want = remora.evaluate(source, wall=wall)
+    assert np.asarray(remora.evaluate(source, backend="jax", wall=wall)).tolist() == want.tolist()
+
+
+def test_constants_in_a_compiled_loop_are_literals_not_operands(monkeypatch):
+    # (XLA divides by an operand that holds 2; by the literal 2 it shifts)
+    for source, inputs in [
+        ("(fold (λ ((row [Int 5]) (acc [Int 5])) (+ row (/ acc 2))) (tail rows) (curtail rows))",
+         {"rows": np.arange(40).reshape(8, 5)}),
+        ("(define (f (n [Int])) (while (λ ((m [Int])) (> m 1)) (λ ((m [Int])) (/ m 2)) n))\n(f ns)",
+         {"ns": np.arange(1, 50)}),
+    ]:
+        (loop,) = _loops(_jaxpr(monkeypatch, source, **inputs).jaxpr)
+        consts = loop.params["num_consts"] - 1 if loop.primitive.name == "scan" else loop.params["body_nconsts"]
+        assert consts == 0, loop.params  # (a scan's one constant: the items it reads)
+
+
+def test_every_workload_has_a_hand_written_jax_version_with_numpys_values():
+    from bench.jax_versions import VERSIONS
+
+    assert set(VERSIONS) == {w.name for w in WORKLOADS}
+    for name in ("Collatz (while)", "fold of a λ"):  # (the others: test_the_bench_jax_mode_runs's kind)
+        w = next(w for w in WORKLOADS if w.name == name)
+        inputs = w.inputs(w.quick)
+        with jax_backend.x64():
+            got = np.asarray(VERSIONS[name](**inputs))
+        np.testing.assert_allclose(got, w.numpy(**inputs), rtol=1e-9)

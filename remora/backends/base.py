@@ -376,6 +376,12 @@ class Backend:
 
     # --- control ---------------------------------------------------------------------------------
 
+    def slice_items(self, x: Array, axis: int, start: int | None, stop: int | None) -> Array:
+        """``x``'s items ``start:stop`` along ``axis`` (``behead``, ``curtail``): a view where the
+        library has them.  A tracing backend may remember where the slice came from, so that a
+        loop over its items (:meth:`loop_items`) reads them from the whole array, not a copy."""
+        return x[(slice(None),) * axis + (slice(start, stop), Ellipsis)]
+
     def loop_items(self, x: Array) -> Array:
         """``x`` as an array whose items a :meth:`loop` or :meth:`scan` step can take by its
         counter (which a tracing backend makes a traced value): ``x`` itself, but for that."""
@@ -398,6 +404,20 @@ class Backend:
             acc = step(i, acc)
             out.append(acc)
         return self.stack(out, axis=axis)
+
+    def while_loop(self, live: Callable[[Any], Array], step: Callable[[Any], Any], init: Any) -> Any:
+        """``state = init; while some atom of live(state) is true: state = step(state)``; the final
+        state (a tuple of arrays).  ``while`` over a frame, while tracing (spec D48): a tracing
+        backend makes it one compiled loop whose state has a fixed shape."""
+        state = init
+        while self.any(live(state)):
+            state = step(state)
+        return state
+
+    def known(self, x: Array) -> bool:
+        """Whether the atoms of ``x`` are known now: always, but for a tracing backend's
+        placeholders (:meth:`tracing`), whose atoms are known only when the compiled function runs."""
+        return True
 
     def tracing(self) -> bool:
         """Whether this thread is tracing an evaluation for compilation (:meth:`compile`): values

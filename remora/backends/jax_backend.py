@@ -65,14 +65,20 @@ DISPATCHED = (
 ).split()
 
 
+#: the kernels on positions: their index arguments are handed to JAX as they are
+POSITIONAL = {"take", "take_along_axis", "gather", "scatter", "repeat", "resize", "select_items", "segment_reduce",
+              "unravel_index", "searchsorted"}
+
+
 def _dispatcher(name: str):
     eager, traced = getattr(NUMPY, name), getattr(JNP, name)
+    stage = (lambda a: a) if name in POSITIONAL else _staged
 
     def op(self, *args, **kwargs):
         if not self._tracing.depth:
             return eager(*args, **kwargs)
         if any(_is_tracer(a) or (type(a) in (list, tuple) and any(map(_is_tracer, a))) for a in args):
-            return traced(*args, **kwargs)
+            return traced(*[stage(a) for a in args], **kwargs)
         # What is known while tracing (the program's constants, and what follows from them
         # alone) stays known: computed now, on the host — a count or a length that decides a
         # shape (``iterate``'s, ``iota/v``'s) is then one, as it is eagerly.  (A concrete JAX
@@ -82,6 +88,23 @@ def _dispatcher(name: str):
     op.__name__ = name
     op.__doc__ = f"NumPy's ``{name}`` eagerly, JAX's while tracing."
     return op
+
+
+def _staged(a):
+    """A known argument of a traced operation as the trace should see it: a host broadcast (a
+    constant spread over a frame, a zero-copy view) stays a broadcast of its small array — else
+    it would become a constant of the frame's size, read again at every step of a loop."""
+    if type(a) in (list, tuple):
+        return type(a)(map(_staged, a))
+    if not isinstance(a, np.ndarray) or a.ndim == 0 or a.dtype == object:
+        return a
+    if a.size == 1 or (a.size and 0 in a.strides and NUMPY.compact(a).size == 1):
+        # one atom: a literal of the compiled code (XLA then sees ``(/ n 2)`` divide by the
+        # constant 2 — a shift — not by an operand that happens to hold 2)
+        return lax.full(a.shape, a.reshape(-1)[0], a.dtype)
+    if 0 in a.strides:
+        return jnp.broadcast_to(NUMPY.compact(a), a.shape)
+    return a
 
 
 class JaxBackend(NumpyBackend):
@@ -105,6 +128,8 @@ class JaxBackend(NumpyBackend):
         self.traces = 0
         #: why the latest evaluations that could not be compiled run eagerly (the last 100)
         self.fallbacks: collections.deque[str] = collections.deque(maxlen=100)
+        #: how many evaluations ran eagerly, on the host (fallbacks, and re-runs after a failed check)
+        self.eager_runs = 0
         self._lock = threading.Lock()
 
     for _name in DISPATCHED:
@@ -124,7 +149,17 @@ class JaxBackend(NumpyBackend):
     def loop_items(self, x):
         if self._tracing.depth and isinstance(x, np.ndarray) and x.dtype != object:
             return jnp.asarray(x)  # (a host array cannot be indexed by the traced loop counter)
+        hit = self._tracing.slices.get(id(x)) if self._tracing.depth else None
+        if hit is not None and hit[0] is x:
+            return _Window(*hit)  # (each step reads its item from the whole array: no copy of the slice)
         return x
+
+    def slice_items(self, x, axis: int, start, stop):
+        out = super().slice_items(x, axis, start, stop)
+        if self._tracing.depth and _is_tracer(x):
+            begin = slice(start, stop).indices(x.shape[axis])[0]
+            self._tracing.slices[id(out)] = (out, x, axis, begin)
+        return out
 
     def read_only(self, x):
         return super().read_only(x) if isinstance(x, np.ndarray) else x
@@ -201,6 +236,28 @@ class JaxBackend(NumpyBackend):
         self._tracing.checks.append(ok)
         return jnp.moveaxis(ys, 0, axis)
 
+    def while_loop(self, live, step, init):
+        if not self.tracing():
+            return super().while_loop(live, step, init)
+        if _is_host(*init):
+            raise Untraceable("a `while` over boxes or functions")
+        init = tuple(jnp.asarray(x) for x in init)
+
+        def body(carry):
+            *state, ok = carry
+            out, checked = self._checked_step(lambda _, s: step(s), None, tuple(state))
+            return (*(_like(o, x) for o, x in zip(out, init)), ok & checked)
+
+        # (a failed check ends the loop: the eager re-run raises it — a step whose check failed
+        # may never reach the condition that would end the loop)
+        *out, ok = lax.while_loop(lambda carry: carry[-1] & jnp.any(live(tuple(carry[:-1]))), body,
+                                  (*init, jnp.bool_(True)))
+        self._tracing.checks.append(ok)
+        return tuple(out)
+
+    def known(self, x) -> bool:
+        return not _is_tracer(x)
+
     def _checked_step(self, step, i, acc):
         """One traced loop step, and whether every check it made held (a check in a loop body is
         carried out of the loop with the accumulator: a traced value cannot leave its body)."""
@@ -239,7 +296,9 @@ class JaxBackend(NumpyBackend):
                 if table is None:
                     table = {}
                     self._compiled.set(key, table)
-        signature = tuple(sorted((name, a.dtype, a.shape) for name, a in inputs.items()))
+        signature = tuple([(name, a.dtype, a.shape) for name, a in inputs.items()])
+        if len(signature) > 1:
+            signature = tuple(sorted(signature))
         compiled = table.get(signature)
         if compiled is EAGER:
             return self._eager(run, inputs)
@@ -262,6 +321,7 @@ class JaxBackend(NumpyBackend):
 
     def _eager(self, run: Callable[[dict], Any], inputs: dict) -> Any:
         """``run`` outside any trace, on host arrays."""
+        self.eager_runs += 1
         with self.quiet():
             return run({name: np.asarray(a) if isinstance(a, jax.Array) else a for name, a in inputs.items()})
 
@@ -276,6 +336,7 @@ class JaxBackend(NumpyBackend):
             tracing.depth += 1
             outer, tracing.checks = tracing.checks, []
             broadcasts, tracing.broadcasts = tracing.broadcasts, {}
+            slices, tracing.slices = tracing.slices, {}
             try:
                 with np.errstate(all="ignore"):  # (what is known at trace time is computed on the host)
                     out = run(inputs)
@@ -284,11 +345,35 @@ class JaxBackend(NumpyBackend):
                 tracing.depth -= 1
                 tracing.checks = outer
                 tracing.broadcasts = broadcasts
+                tracing.slices = slices
             if not isinstance(out, jax.Array):
                 raise Untraceable("a result holding boxes or functions")
             return out, (_all(checks) if checks else None)  # (no flag to wait for without checks)
 
         return traced
+
+
+class _Window:
+    """The items ``start, start + 1, …`` of ``whole`` along ``axis``, as a loop reads them: item
+    ``i`` is item ``start + i`` of the whole array.  XLA copies a slice that a compiled loop
+    reads from (the Pathfinder workload's ``(fold f (tail wall) (curtail wall))`` copied all but
+    one row of its input); a window reads the input itself."""
+
+    __slots__ = ("sliced", "whole", "axis", "start", "shape")
+
+    def __init__(self, sliced, whole, axis: int, start: int):
+        self.sliced, self.whole, self.axis, self.start = sliced, whole, axis, start
+        self.shape = sliced.shape
+
+    def __getitem__(self, key):
+        axis = self.axis
+        if (type(key) is tuple and len(key) == axis + 2 and key[axis + 1] is Ellipsis
+                and all(k == slice(None) for k in key[:axis]) and not isinstance(key[axis], slice)):
+            i = key[axis]
+            if isinstance(i, (int, np.integer)) and i < 0:
+                i = i + self.shape[axis]
+            return self.whole[key[:axis] + (i + self.start, Ellipsis)]
+        return self.sliced[key]
 
 
 def _all(checks: list):

@@ -87,6 +87,8 @@ class _Tracing(threading.local):
     checks: list = []
     #: the traced broadcasts made so far: id(result) → (result, what it broadcasts, with unit axes)
     broadcasts: dict = {}
+    #: the traced slices of items made so far (slice_items): id(result) → (result, whole, axis, start)
+    slices: dict = {}
 
 
 class JaxOps(Backend):

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from ..backends import Backend
 from ..backends.base import OBJECT
+from . import masks
 from .layouts import BoxFrame, NeedGrouping, Ragged, plain
 from .runtime import PrimContext
 
@@ -96,3 +97,22 @@ class FrameContext(PrimContext):
 
     def apply(self, fns, args, cells, result_cell):
         return self.engine.apply_frame(fns, list(args), self.frame, tuple(cells), tuple(result_cell), OBJECT, self.span)
+
+    def require(self, ok, message: str, *culprits) -> None:
+        mask = self.engine._running.mask if hasattr(self, "engine") else None
+        if mask is not None:  # (compiling a masked part: a lane that is not live cannot fail, masks.py)
+            ok = masks.excuse(self.xp, ok, mask)
+        self.xp.require(ok, message, culprits, self.error)
+
+    def live(self, flags):
+        """``flags`` (a Bool array over this frame) where the cell is live, false elsewhere: a
+        loop that starts in a lane not taken must not run there (masks.py)."""
+        mask = self.engine._running.mask
+        if mask is None:
+            return flags
+        return self.xp.logical_and(flags, self.xp.reshape(mask, mask.shape + (1,) * (len(self.frame) - mask.ndim)))
+
+    def masked(self, flags):
+        """A context in which :meth:`apply` and :meth:`require` treat only the cells of this
+        frame where ``flags`` (a Bool array over it) holds as live (masks.py)."""
+        return masks.masked(self.engine, self.xp.reshape(flags, self.frame))

@@ -15,6 +15,7 @@ import math
 from ..backends import host
 from ..erasure import erased as E
 from .batched import Val, align, extent, joint, plain_val, spread
+from . import masks
 from .layouts import plain
 from .rebatch import restrict_closure, restrict_env, settle
 
@@ -22,6 +23,8 @@ from .rebatch import restrict_closure, restrict_env, settle
 def if_(engine, e: E.EIf, env: dict, ienv: dict, batch: tuple) -> Val:
     xp = engine.xp
     cond = plain_val(engine.ev(e.cond, env, ienv, batch))
+    if xp.tracing() and (cond.arr.size != 1 or not xp.known(cond.arr)):  # compiling: masked, no split
+        return if_masked(engine, e, env, ienv, batch, cond)
     if cond.arr.size == 1:  # one condition for every cell: one branch, as it is
         chosen = bool(xp.to_host(xp.reshape(cond.arr, ())))
         return engine.ev(e.then if chosen else e.orelse, env, ienv, batch)
@@ -90,3 +93,25 @@ def apply_cells(ctx, fns, sel, args: list, cells: tuple, result_cell: tuple):
             out = xp.empty(frame + tuple(result_cell), xp.rep(part))
         out = xp.scatter(out, part_sel, part)
     return out
+
+
+def if_masked(engine, e, env: dict, ienv: dict, batch: tuple, cond):
+    """``if`` while tracing, its flags ``cond`` (a Val) a frame or not yet known: both branches
+    over the whole frame, each under its flags, the results selected cell by cell."""
+    xp, running = engine.xp, engine._running
+    if running.masked_ifs >= masks.MAX_MASKED_DEPTH:
+        xp.untraceable("a recursive function whose `if` depends on data")
+    flags = cond.arr
+    running.masked_ifs += 1
+    try:
+        with masks.masked(engine, flags):
+            then = plain_val(engine.ev(e.then, env, ienv, batch))
+        with masks.masked(engine, xp.logical_not(flags)):
+            orelse = plain_val(engine.ev(e.orelse, env, ienv, batch))
+    finally:
+        running.masked_ifs -= 1
+    m = max(cond.k, then.k, orelse.k)
+    a, b = align(xp, then, m, 0, 0), align(xp, orelse, m, 0, 0)
+    cell_rank = a.ndim - m
+    chosen = xp.reshape(flags, flags.shape + (1,) * (m - cond.k + cell_rank))
+    return Val(xp.where(chosen, a, b), m)

@@ -33,7 +33,7 @@ from ..backends.base import OBJECT, NodeTable
 from ..erasure import erased as E
 from ..errors import RemoraRuntimeError, relocate_library_error
 from ..primitives import PRIMITIVES
-from . import control, unboxing
+from . import control, masks, unboxing
 from .batched import FrameContext, Val, align, extent, joint, lift, plain_val, spread
 from .layouts import BoxFrame, NeedGrouping, Ragged, is_ragged_cell, plain
 from .ragged import app as ragged_app
@@ -62,6 +62,10 @@ class _Running(threading.local):
     ragged_depth = 0
     #: how many λ bodies are under way, nested (the recursion limit counts them)
     depth = 0
+    #: while tracing, the cells of the batch that are live (masks.py): None when all are
+    mask = None
+    #: how many masked ``if`` s are under way, nested (masks.py)
+    masked_ifs = 0
 
 
 class Frames:
@@ -246,8 +250,10 @@ class Frames:
         result = self.shape(e, "result", ienv)
         rep = rep_value(e.rep, ienv)
         if type(fn.arr) is Ragged or any(type(p.arr) is Ragged for p in args):
-            return ragged_app(self, fn, [plain_val(a) if type(a.arr) is BoxFrame else a for a in args],
-                              cells, result, rep, e.span, batch)
+            args = [plain_val(a) if type(a.arr) is BoxFrame else a for a in args]
+            if self._running.mask is not None:  # (boxes laid out flat: the mask cannot follow)
+                return masks.narrowed_call(self, 0, ragged_app, self, fn, args, cells, result, rep, e.span, batch)
+            return ragged_app(self, fn, args, cells, result, rep, e.span, batch)
         if self._running.ragged_depth and (is_ragged_cell(result) or any(is_ragged_cell(c) for c in cells)):
             raise NeedGrouping  # (shapes that differ per box, but no ragged value to run over)
         return self.apply_vals(fn, args, cells, result, rep, e.span, batch)
@@ -272,7 +278,11 @@ class Frames:
         tf = bshape + total
         # One function (the usual case) need not be spread over the frame: apply_frame only asks which it is.
         fns = aligned[0] if aligned[0].size == 1 else spread(xp, aligned[0], tf)
-        out = self.apply_frame(fns, aligned[1:], tf, cells, result[len(total):], rep, span)
+        if self._running.mask is None:
+            out = self.apply_frame(fns, aligned[1:], tf, cells, result[len(total):], rep, span)
+        else:  # (the application keeps m of the batch's axes: so does the mask)
+            out = masks.narrowed_call(self, m, self.apply_frame, fns, aligned[1:], tf, cells, result[len(total):],
+                                      rep, span)
         if len(tf) > m and host.is_host(out):
             out = settle(out, m)
         return Val(out, m)
@@ -290,6 +300,9 @@ class Frames:
         if fn is not None:
             return self.apply_one(fn, args, tf, cells, result_cell, span, rep)
         # A frame of different functions: each applied to the cells it owns.
+        mask = self._running.mask
+        if mask is not None and mask.ndim:  # (cells regrouped: the mask keeps only "some cell is live")
+            return masks.narrowed_call(self, 0, self.apply_frame, fns, args, tf, cells, result_cell, rep, span)
         out = None
         for _, f, sel in host.groups(fns, id):
             sub_args = [xp.gather(xp.reshape(spread(xp, plain(a), tf + c), (n,) + c), sel) for a, c in zip(args, cells)]

@@ -22,7 +22,7 @@ from functools import cached_property
 
 from ..backends import host
 from ..backends.base import OBJECT
-from . import ragged
+from . import masks, ragged
 from .batched import Val, align, extent, joint, plain_val, spread
 from .layouts import BoxFrame, NeedGrouping, Ragged
 from .rebatch import restrict_env
@@ -83,7 +83,10 @@ def unbox(engine, e, env: dict, ienv: dict, batch: tuple) -> Val:
     if math.prod(u.tf) == 0:
         return Val(engine.xp.empty(u.tf + body_shape, u.rep), u.m)
     for strategy in STRATEGIES:
-        out = strategy(u)
+        if engine._running.mask is None:
+            out = strategy(u)
+        else:  # (boxes regrouped or laid out flat: the mask keeps only "some cell is live")
+            out = masks.narrowed_call(engine, u.m if strategy is uniform_indices else 0, strategy, u)
         if out is not None:
             return out
     raise AssertionError("the grouped strategy never declines")

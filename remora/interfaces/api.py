@@ -211,18 +211,19 @@ def _evaluate_on(backend: str, forms: list, last_type: Type, keys: tuple, arrays
     xp = backends.get(backend)
 
     def run(values: dict) -> Any:
-        """The whole program as a function of its inputs (compiled as one, on a compiling backend)."""
+        """The whole program as a function of its inputs (compiled as one, on a compiling backend:
+        room for deep recursion is made when it runs, not on every call of the compiled function)."""
         engine = make_engine("frames", RunConfig(stdin=io.StringIO(stdin)), backend)
         engine.globals.update(prelude_values("frames", backend))
         for name, key in keys:
             engine.globals[key] = values[name]
         value = None
-        for form in forms:
-            value = engine.eval_form(form)
+        with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
+            for form in forms:
+                value = engine.eval_form(form)
         return value
 
-    with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
-        value = xp.compile(forms[-1], run, {name: _engine_array(xp, a) for name, a in arrays.items()})
+    value = xp.compile(forms[-1], run, {name: _engine_array(xp, a) for name, a in arrays.items()})
     return _output(xp, value)
 
 

@@ -73,7 +73,7 @@ def _tail(ctx, xs):
     doc="All items but the first.",
 )
 def _behead(ctx, xs):
-    return _item(xs, _axis(ctx), slice(1, None))
+    return ctx.xp.slice_items(xs, _axis(ctx), 1, None)
 
 
 @primitive(
@@ -81,7 +81,7 @@ def _behead(ctx, xs):
     doc="All items but the last.",
 )
 def _curtail(ctx, xs):
-    return _item(xs, _axis(ctx), slice(None, -1))
+    return ctx.xp.slice_items(xs, _axis(ctx), None, -1)
 
 
 def _length_segmented(ctx, xs):
@@ -106,6 +106,9 @@ def _index(ctx, xs, i):
     d = xs.shape[r]
     small = xp.compact(i)  # one entry where every cell uses the same index
     ctx.require((small >= 0) & (small < d), f"index {{}} is out of range for {d} items", small)
+    if xp.tracing() and d:  # (a lane not taken, compiled, may hold any index: read a valid one, masks.py)
+        lo, hi = xp.asarray(0, "Int"), xp.asarray(d - 1, "Int")
+        small, i = xp.minimum(xp.maximum(small, lo), hi), xp.minimum(xp.maximum(i, lo), hi)
     if small.size == 1:
         return _item(xs, r, int(xp.reshape(small, (-1,))[0]))
     whole = xp.compact(xs)

@@ -25,6 +25,8 @@ _SIGNATURE = "(-> ((Arr (-> (T) (Arr Bool (Shp))) (Shp)) (Arr (-> (T) T) (Shp)) 
 )
 def _while(ctx, cond, step, init):
     xp = ctx.xp
+    if xp.tracing():  # compiling: one loop over the whole frame, masked (spec D48)
+        return _while_masked(ctx, cond, step, init)
     cell = tuple(ctx.cells[2])
     planned = _planned(ctx, cond, step, init, cell)
     if planned is not None:
@@ -79,3 +81,25 @@ def _planned(ctx, cond, step, init, cell: tuple):
 
     out = kernel(ctx.engine, flat(test, ()), flat(advance, cell), xp.reshape(init, (n,) + cell))
     return None if out is None else xp.reshape(out, ctx.frame + cell)
+
+
+def _while_masked(ctx, cond, step, init):
+    """``while`` as one loop of fixed shape, for a backend that compiles it: every cell has its
+    state and a running flag; a step computes every cell but keeps the new state only where the
+    cell runs (the step's checks excused elsewhere: ``ctx.masked``), so a stopped cell never
+    changes — contract §6's meaning — and the loop ends when no cell runs."""
+    xp = ctx.xp
+    cell = tuple(ctx.cells[2])
+    spread = (1,) * len(cell)
+
+    def flags(x):
+        return xp.reshape(ctx.apply(cond, [x], (cell,), ()), ctx.frame)
+
+    def advance(state):
+        x, running = state
+        with ctx.masked(running):
+            new = xp.where(xp.reshape(running, ctx.frame + spread), ctx.apply(step, [x], (cell,), cell), x)
+            return new, xp.logical_and(running, flags(new))
+
+    x, _ = xp.while_loop(lambda state: state[1], advance, (init, ctx.live(flags(init))))
+    return x

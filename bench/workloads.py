@@ -257,7 +257,9 @@ def jax_main(argv: list[str], args, selected: list[Workload]) -> int:
             print(lines[-1], flush=True)
     timed = [r for r in rows if "ratio" in r]
     if timed:
-        for label, pick in (("largest", max), ("smallest", min)):
+        one_size = len({r["name"] for r in timed}) == len(timed)  # (then one summary line, not two alike)
+        picks = ((("smallest" if args.smallest else "largest"), max),) if one_size else (("largest", max), ("smallest", min))
+        for label, pick in picks:
             at = [r for r in timed if r["n"] == pick(x["n"] for x in timed if x["name"] == r["name"])]
             lines.append(f"{label} sizes: median ratio to NumPy {statistics.median(r['ratio'] for r in at):.2f}×, "
                          f"to jax.jit median {statistics.median(r['vs_jit'] for r in at):.2f}×, "

@@ -4,12 +4,14 @@ Design (spec D49):
 
 - **NumPy where the data is small, Dask where it is the user's.**  Inputs (``from_numpy``) become
   Dask arrays chunked along their *frame* axes only — a function consumes its cells whole, so a
-  cell is never split between blocks — and so do a program's literal constants (one block each),
-  so every program really runs on Dask.  Scratch buffers the engines fill (``empty``, ``full``)
-  are NumPy arrays; where a Dask value is written into one it is computed, which is correct and
-  only happens for small things (array literals of expressions).  Every other function is
-  NumPy's own — NumPy dispatches to Dask (``__array_function__``, ``__array_ufunc__``) whenever
-  an operand is a Dask array — except those Dask cannot take, which are below.
+  cell is never split between blocks.  Scratch buffers the engines fill (``empty``, ``full``)
+  are NumPy arrays, as are literals; where a Dask value is written into one it is computed, which
+  is correct and only happens for small things (array literals of expressions).  A small loop
+  state (:data:`_LOCAL_BYTES`) is brought into the client once, so a loop over it costs no round
+  trip per step; under a ``distributed`` client a NumPy input is sent to the cluster once.
+  Every other function is NumPy's own — NumPy dispatches to Dask (``__array_function__``,
+  ``__array_ufunc__``) whenever an operand is a Dask array — except those Dask cannot take,
+  which are below.
 - **Frame-parallel work is blockwise.**  Elementwise functions over a chunked frame are one task
   per block; ``vecdot`` and ``take_along_axis`` run the NumPy backend's own kernel on each block
   (so each cell is computed exactly as NumPy computes it).

@@ -37,7 +37,7 @@ WORKER_MEMORY = 4 * 2**30
 #: round trip to the scheduler (a check of the running cells computed, or the step's state
 #: persisted — D49), so the large size's 10⁶ steps would take hours on any cluster
 DASK_SIZES = {
-    "Collatz (while)": (10_000, "a `while` computes its flag on the cluster every round"),
+    "Collatz (while)": (10_000, "kept at the size measured before its state lived in the client (D49)"),
     "fold of a λ": (1_000, "10⁶ sequential steps, each a Dask graph (the loop persists its state)"),
     "Pathfinder": (10_000, "the 800 MB wall, in the client's memory, travels with each of the 100 steps' graphs"),
 }

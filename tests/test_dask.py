@@ -445,3 +445,53 @@ def test_the_backends_store_writes_what_numpy_saves(tmp_path):
         dask_backend.store(x, str(tmp_path / f"{i}.npy"))
         np.save(tmp_path / f"want{i}.npy", value * 1 if value.dtype != bool else value)
         assert (tmp_path / f"{i}.npy").read_bytes() == (tmp_path / f"want{i}.npy").read_bytes()
+
+
+def _computes(run) -> int:
+    """How many Dask computations (``compute``/``persist``, on the local scheduler) ``run`` makes."""
+    from dask.callbacks import Callback
+
+    count = [0]
+    with Callback(start=lambda dsk: count.__setitem__(0, count[0] + 1)):
+        run()
+    return count[0]
+
+
+def test_a_small_while_state_lives_in_the_client_so_rounds_cost_no_computation():
+    """D49 "Loops": a `while` over a small frame used to compute its flags, checks and state on
+    the cluster every round (a round trip each); its state is now brought into the client once,
+    so the number of Dask computations does not grow with the number of rounds — nor do the
+    running cells' positions, selected every round, stay a lazy graph that grows."""
+    source = """(define (step (s [Int 2])) [(- (head s) 1) (+ 1 (tail s))])
+                (define (count (k [Int])) (tail (while (λ ((s [Int 2])) (> (head s) 0)) step [k 0])))
+                (count n)"""
+
+    def run(rounds):
+        n = np.arange(8) * rounds // 7  # (a cell that stops at once: the running ones are selected)
+        out = remora.evaluate(source, n=n, backend="dask")
+        np.testing.assert_array_equal(out.compute(), n)
+
+    assert _computes(lambda: run(5)) == _computes(lambda: run(40))
+
+
+def test_a_loop_state_chunked_along_its_frame_stays_on_dask():
+    """Only a state whose frame is one block is brought into the client: blocks along the frame
+    (the user's, or the chunking rule's) are kept, and so is the state's laziness."""
+    grid = da.from_array(np.arange(64 * 8).reshape(64, 8), chunks=(32, 8))
+    out = remora.evaluate("(iterate (λ ((g [Int 64 8])) (+ g 1)) 3 g)", g=grid, backend="dask")
+    assert out.chunks == ((32, 32), (8,))
+    np.testing.assert_array_equal(out.compute(), grid.compute() + 3)
+
+
+def test_a_numpy_input_is_sent_to_the_cluster_once(cluster):
+    """D49: under a `distributed` client a NumPy input's blocks are on the cluster (futures in the
+    graph), not data embedded in the graph — which every graph built from it (each step of a
+    loop, each check) would ship again."""
+    from remora.backends.dask_backend import BACKEND
+
+    with on_cluster(cluster):
+        x = BACKEND.from_numpy(np.arange(4096.0).reshape(64, 64), frame_axes=1)
+        graph = dict(x.__dask_graph__())
+        assert not any(isinstance(v, np.ndarray) for v in graph.values())
+        out = remora.evaluate("(iterate (λ ((r [Float 64])) (+ r 1.0)) 3 v)", v=np.ones((64, 64)), backend="dask")
+        np.testing.assert_array_equal(out.compute(), np.full((64, 64), 4.0))

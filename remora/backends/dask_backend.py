@@ -4,12 +4,14 @@ Design (spec D49):
 
 - **NumPy where the data is small, Dask where it is the user's.**  Inputs (``from_numpy``) become
   Dask arrays chunked along their *frame* axes only — a function consumes its cells whole, so a
-  cell is never split between blocks — and so do a program's literal constants (one block each),
-  so every program really runs on Dask.  Scratch buffers the engines fill (``empty``, ``full``)
-  are NumPy arrays; where a Dask value is written into one it is computed, which is correct and
-  only happens for small things (array literals of expressions).  Every other function is
-  NumPy's own — NumPy dispatches to Dask (``__array_function__``, ``__array_ufunc__``) whenever
-  an operand is a Dask array — except those Dask cannot take, which are below.
+  cell is never split between blocks.  Scratch buffers the engines fill (``empty``, ``full``)
+  are NumPy arrays, as are literals; where a Dask value is written into one it is computed, which
+  is correct and only happens for small things (array literals of expressions).  A small loop
+  state (:data:`_LOCAL_BYTES`) is brought into the client once, so a loop over it costs no round
+  trip per step; under a ``distributed`` client a NumPy input is sent to the cluster once.
+  Every other function is NumPy's own — NumPy dispatches to Dask (``__array_function__``,
+  ``__array_ufunc__``) whenever an operand is a Dask array — except those Dask cannot take,
+  which are below.
 - **Frame-parallel work is blockwise.**  Elementwise functions over a chunked frame are one task
   per block; ``vecdot`` and ``take_along_axis`` run the NumPy backend's own kernel on each block
   (so each cell is computed exactly as NumPy computes it).
@@ -227,6 +229,30 @@ def _tree_reduce(ufunc, x, axis, keepdims, **_):
 
 #: how many tasks per block a loop's accumulator may grow to before it is persisted
 _STEP_TASKS = 32
+#: a loop state of one block and at most this many bytes is brought into the client as NumPy: its
+#: transfer costs less than one round trip to a cluster, and every later step, check and
+#: ``while`` flag is then NumPy's work in the client, with no round trip at all (D49 "Loops")
+_LOCAL_BYTES = 2**20
+
+
+def _local(x) -> bool:
+    """Whether the loop state ``x`` is small enough to live in the client (:data:`_LOCAL_BYTES`).
+    Only one whose leading (frame) axis is one block: blocks a user gave, or that the chunking
+    rule cut, are kept (a state built by joining cells is cut along its cell axes, harmlessly)."""
+    return is_dask(x) and (x.ndim == 0 or x.numblocks[0] == 1) and x.nbytes <= _LOCAL_BYTES
+
+
+def _fetched(x) -> np.ndarray:
+    with _Quiet():
+        return np.asarray(x.compute(optimize_graph=False))
+
+
+def _fetched_together(*xs) -> list:
+    """``xs`` as NumPy arrays, the Dask ones computed in one computation (one round trip)."""
+    lazy = [x for x in xs if is_dask(x)]
+    with _Quiet():
+        done = iter(dask.compute(*lazy, optimize_graph=False))
+    return [np.asarray(next(done)) if is_dask(x) else x for x in xs]
 
 
 def _bounded(acc, init):
@@ -237,6 +263,8 @@ def _bounded(acc, init):
     not one that grows with ``n`` and is recomputed by every check made along the way."""
     if not is_dask(acc):
         return acc
+    if _local(acc):
+        return _fetched(acc)
     if is_dask(init) and init.shape == acc.shape and init.chunks != acc.chunks:
         acc = acc.rechunk(init.chunks)
     if len(acc.__dask_graph__()) > _STEP_TASKS * max(1, acc.npartitions):
@@ -293,14 +321,6 @@ class DaskBackend(NumpyBackend):
             return x if rep is None or x.dtype == DTYPES[rep] else x.astype(DTYPES[rep])
         return NUMPY.asarray(x, rep)
 
-    def constant(self, key: Any, values: Any, rep: str | None, shape: tuple):
-        hit = self.constants.get(key)
-        if hit is None:
-            arr = NUMPY.reshape(NUMPY.asarray(values, rep), shape)
-            hit = arr if arr.dtype == DTYPES[OBJECT] else da.from_array(arr, chunks=arr.shape or ())
-            self.constants.set(key, hit)
-        return hit
-
     def read_only(self, x):
         return x if is_dask(x) else NUMPY.read_only(x)
 
@@ -316,7 +336,14 @@ class DaskBackend(NumpyBackend):
         if x.dtype == DTYPES[OBJECT] or x.ndim == 0:
             return x
         frame = 1 if frame_axes is None else max(0, min(frame_axes, x.ndim))
-        return da.from_array(_source(x), chunks=frame_chunks(x.shape, x.dtype.itemsize, frame))
+        source = _source(x)
+        out = da.from_array(source, chunks=frame_chunks(x.shape, x.dtype.itemsize, frame))
+        if source is x and distributed_client() is not None:
+            # sent to the cluster once: otherwise the blocks travel inside every graph computed
+            # from them — each step of a loop, each check — as Pathfinder's wall did (D49)
+            with _Quiet():
+                out = out.persist()
+        return out
 
     def from_user(self, x: Any):
         return x if is_dask(x) else None
@@ -511,6 +538,11 @@ class DaskBackend(NumpyBackend):
     def select_items(self, x, mask):
         if not (is_dask(x) or is_dask(mask)):
             return NUMPY.select_items(x, mask)
+        if not is_dask(x) or _local(x):
+            # a small operand is fetched with the mask, in the one computation the mask needs
+            # anyway: a `while`'s running positions, selected every round, then stay NumPy
+            # (lazily, each round would add to a graph computed again by the next round's mask)
+            return NUMPY.select_items(*_fetched_together(x, mask))
         # the mask decides the result's length: computed first, the selection then lazy
         where = np.flatnonzero(self.to_numpy(mask))
         lead = mask.ndim
@@ -551,6 +583,8 @@ class DaskBackend(NumpyBackend):
     def settle(self, x, like=None):
         if not is_dask(x):
             return x
+        if _local(x):  # (then every later round is the client's: no round trip per round)
+            return _fetched(x)
         with _Quiet():  # (every step: the loop computes its flags from this state right away)
             return x.persist()
 

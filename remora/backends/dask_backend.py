@@ -580,6 +580,12 @@ class DaskBackend(NumpyBackend):
             out.append(acc)
         return self.stack(out, axis=axis)
 
+    def loop_items(self, x):
+        """A small array a loop takes its items from (at most :data:`_LOCAL_BYTES`, its leading
+        axis one block) is brought into the client once, as a small loop state is: otherwise each
+        step's item would be a slice computed on the cluster, a round trip per step (D49)."""
+        return _fetched(x) if _local(x) else x
+
     def settle(self, x, like=None):
         if not is_dask(x):
             return x

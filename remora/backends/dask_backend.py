@@ -5,13 +5,10 @@ Design (spec D49):
 - **NumPy where the data is small, Dask where it is the user's.**  Inputs (``from_numpy``) become
   Dask arrays chunked along their *frame* axes only — a function consumes its cells whole, so a
   cell is never split between blocks.  Scratch buffers the engines fill (``empty``, ``full``)
-  are NumPy arrays, as are literals; where a Dask value is written into one it is computed, which
-  is correct and only happens for small things (array literals of expressions).  A small loop
-  state (:data:`_LOCAL_BYTES`) is brought into the client once, so a loop over it costs no round
-  trip per step; under a ``distributed`` client a NumPy input is sent to the cluster once.
-  Every other function is NumPy's own — NumPy dispatches to Dask (``__array_function__``,
-  ``__array_ufunc__``) whenever an operand is a Dask array — except those Dask cannot take,
-  which are below.
+  are NumPy arrays, as are literals (a Dask value written into one is computed: small things).
+  A small loop state or array of loop items (:data:`_LOCAL_BYTES`) comes into the client once:
+  no round trip per step.  Under ``distributed`` a NumPy input goes to the cluster once.  Other
+  functions are NumPy's own (NumPy dispatches to Dask for Dask operands) but those below.
 - **Frame-parallel work is blockwise.**  Elementwise functions over a chunked frame are one task
   per block; ``vecdot`` and ``take_along_axis`` run the NumPy backend's own kernel on each block
   (so each cell is computed exactly as NumPy computes it).
@@ -580,10 +577,7 @@ class DaskBackend(NumpyBackend):
             out.append(acc)
         return self.stack(out, axis=axis)
 
-    def loop_items(self, x):
-        """A small array a loop takes its items from (at most :data:`_LOCAL_BYTES`, its leading
-        axis one block) is brought into the client once, as a small loop state is: otherwise each
-        step's item would be a slice computed on the cluster, a round trip per step (D49)."""
+    def loop_items(self, x):  # (a small one into the client once: not a round trip per step's item, D49)
         return _fetched(x) if _local(x) else x
 
     def settle(self, x, like=None):

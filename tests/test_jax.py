@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 NAMES = [p.stem for p in sorted(EXAMPLES.glob("*.rem"))]
 sys.path.insert(0, str(ROOT))
-from bench.programs import WORKLOADS  # noqa: E402
+from bench.programs import COLLATZ, WORKLOADS  # noqa: E402
 
 XP = backends.get("jax")
 NUMBER = re.compile(r"-?(?:\d+\.\d*(?:e[-+]?\d+)?|\d+e[-+]?\d+|inf|nan)")
@@ -358,14 +358,6 @@ def _compiled(source: str, **inputs):
     return got, XP.traces == traces + 1 and XP.eager_runs == eager
 
 
-COLLATZ = """
-(define (collatz-step (s [Int 2]))
-  (let ((n (head s)))
-    [(select (= 0 (mod n 2)) (/ n 2) (+ 1 (* 3 n))) (+ 1 (tail s))]))
-(define (steps (n [Int]))
-  (tail (while (λ ((s [Int 2])) (> (head s) 1)) collatz-step [n 0])))
-(steps ns)
-"""
 
 MASKED = [
     # while over a frame: each cell stops on its own; a stopped cell's step would divide by zero

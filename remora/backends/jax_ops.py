@@ -16,14 +16,8 @@ from jax import lax
 
 from . import host
 from .base import OBJECT, Backend
+from .numpy_backend import DTYPES, REP_OF_DTYPE  # (JAX arrays hold the same dtypes)
 
-DTYPES = {
-    "Int": np.dtype(np.int64),
-    "Float": np.dtype(np.float64),
-    "Bool": np.dtype(np.bool_),
-    OBJECT: np.dtype(object),
-}
-REP_OF_DTYPE = {dtype: rep for rep, dtype in DTYPES.items()}
 
 #: reductions of the associative operations by name (base.ASSOCIATIVE)
 _REDUCE = {

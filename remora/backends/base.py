@@ -341,6 +341,22 @@ class Backend:
         caller's own array (it may be updated in place and must not be used afterwards)."""
         raise NotImplementedError
 
+    def insert_items(self, x: Array, before: Array, fill: Any) -> Array:
+        """``x`` with one more item, every atom ``fill``, before each item at the ascending
+        positions ``before`` (along axis 0; ``len(x)``: at the end; a position given twice gets
+        two), as NumPy's ``insert``.  A ragged sum starts each box with its identity this way,
+        so one ``segment_reduce`` reduces every box as the library reduces it alone (D28).
+        Here by positions (a cumulative sum and a gather); a library with an ``insert`` uses it."""
+        n, k = x.shape[0], before.shape[0]
+        if n == 0:
+            return self.full((k,) + tuple(x.shape[1:]), fill, self.rep(x))
+        slots = before + self.arange(k)  # where the inserted items land
+        inserted = self.scatter(self.full((n + k,), 0, "Int"), slots, 1)
+        source = self.arange(n + k) - self.cumulative_sum(inserted)  # each other item's place in x
+        taken = self.gather(x, self.minimum(source, n - 1))
+        flags = self.reshape(inserted == 1, (n + k,) + (1,) * (len(x.shape) - 1))
+        return self.where(flags, self.full((), fill, self.rep(x)), taken)
+
     def repeat(self, x: Array, counts: Array | int, axis: int = 0) -> Array:
         """Each item of ``x`` (along ``axis``) repeated ``counts`` times (one count per item, or one for all)."""
         raise NotImplementedError

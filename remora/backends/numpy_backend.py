@@ -323,6 +323,11 @@ class NumpyBackend(Backend):
     def resize(self, x, n: int):
         return np.resize(x, n)
 
+    def insert_items(self, x, before, fill):
+        if type(x) is not np.ndarray or type(before) is not np.ndarray:  # (a subclass's arrays)
+            return super().insert_items(x, before, fill)
+        return np.insert(x, before, np.asarray(fill, dtype=x.dtype), axis=0)
+
     def select_items(self, x, mask):
         lead = mask.ndim
         rest = x.shape[lead:]

@@ -232,16 +232,15 @@ def _total_segmented(ctx, xs):
     if xp.rep(xs.data) != "Float":  # exact in any order: one call
         sums = xp.cumulative_sum(xs.data, axis=0, include_initial=True)
         return xp.gather(sums, xs.offsets[1:]) - xp.gather(sums, xs.offsets[:-1])
-    return _float_sums(xp, xs)
+    return _float_reduce(xp, "add", xs)
 
 
-def _float_sums(xp, xs: Ragged):
-    """Each box's Float sum as NumPy's ``add.reduce`` rounds it alone: by the matrix of rows when
-    the boxes mostly have lengths of their own (:mod:`.pairwise`), else by groups of one length."""
-    lengths = xp.to_host(xp.unique(xs.lengths))
-    if pairwise.worth_it(xs, len(lengths), int(lengths[-1]) if len(lengths) else 0):
-        return pairwise.pairwise_sums(xp, xs, int(lengths[-1]))
-    return _by_length(xp, xs, lambda rows: xp.reduce("add", rows, 1), lengths)
+def _float_reduce(xp, op: str, xs: Ragged):
+    """Each box's Float sum or product as NumPy's reduce rounds it alone: vectors all at once, the
+    lengths as data (:mod:`.pairwise`); boxes of larger cells by groups of one length."""
+    if pairwise.applies(xs):
+        return pairwise.ragged_reduce(xp, op, xs)
+    return _by_length(xp, xs, lambda rows: xp.reduce(op, rows, 1))
 
 
 @primitive(
@@ -317,10 +316,8 @@ def _reduce_segmented(ctx, f, xs):
         return NotImplemented
     op = _op_of(ctx, f)
     if op is not None:
-        if xp.rep(xs.data) == "Float" and op == "add":
-            return _float_sums(xp, xs)  # pairwise, box by box
-        if xp.rep(xs.data) == "Float" and op == "multiply":
-            return _by_length(xp, xs, lambda rows: xp.reduce(op, rows, 1))
+        if xp.rep(xs.data) == "Float" and op in ("add", "multiply"):
+            return _float_reduce(xp, op, xs)  # each box as it is reduced alone
         return xp.segment_reduce(op, xs.data, xs.offsets[:-1])
     lengths, offsets = xs.lengths, xs.offsets
     acc = xp.gather(xs.data, offsets[:-1])

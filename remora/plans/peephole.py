@@ -75,6 +75,8 @@ def _rewrite(steps: list[Step], alias: dict, views: dict, xp, folding: bool, mad
                             extra=(inner, counter, acc, _subst(result, alias))))
             continue
         new = Step(step.kind, step.label, step.fn, args, step.outs, step.shape_guard, step.extra)
+        if step.label == "select_items" and step.kind == "call" and _constant_mask(args):
+            new = _select_at_positions(new, xp)
         if step.kind == "call" and type(step.outs) is Sym and args and type(args[0]) is Sym:
             new = _view(new, views, xp, folding)
             if type(new) is Sym:
@@ -174,6 +176,28 @@ def _view(step: Step, views: dict, xp, folding: bool) -> Sym | Step:
             src, perm, unit = x, tuple(range(x.ndim)), True
         return _as_view(step, (src, perm, unit and _long(x.value.shape) == _long(shape)), views, xp, folding)
     return step
+
+
+def _constant_mask(args: tuple) -> bool:
+    """Whether a ``select_items`` selects by a mask folded into the plan (a triangle's rows: the
+    mask follows from shapes alone) from a traced array."""
+    return (len(args) == 2 and type(args[0]) is Sym and type(args[1]) is not Sym
+            and getattr(getattr(args[1], "dtype", None), "kind", "") == "b")
+
+
+def _select_at_positions(step: Step, xp) -> Step:
+    """``select_items(x, mask)`` with a constant ``mask`` as a gather at the mask's positions,
+    found once, here: selecting by a mask finds them on every call (NumPy's ``compress`` is a
+    ``nonzero`` then a ``take``; 79 ms of the triangular workload's 148 at n = 4000, the take
+    alone 20 ms).  The shape no longer depends on data: no guard."""
+    x, mask = step.args
+    cells = (mask.size,) + tuple(x.value.shape[mask.ndim:])
+    positions = xp.nonzero(xp.reshape(mask, (-1,)))[0]
+
+    def select_at(x, positions):
+        return xp.gather(xp.reshape(x, cells), positions)
+
+    return Step("call", "select_at", select_at, (x, positions), step.outs)
 
 
 def _form(views: dict, x: Sym) -> tuple:

@@ -313,7 +313,7 @@ class TracingBackend(Backend):
         steps) would hold all its intermediate arrays at once — gigabytes.  Past
         :data:`TRACE_BYTES` the form is evaluated dynamically instead (which frees them as it goes)."""
         results = result if type(result) is tuple else (result,)
-        self.held += sum(getattr(r, "nbytes", 0) for r in results)
+        self.held += sum(_kept_bytes(r) for r in results)
         if self.held > TRACE_BYTES:
             raise Untraceable(f"its trace would hold more than {TRACE_BYTES >> 20} MiB of intermediate arrays")
 
@@ -434,6 +434,17 @@ class TracingBackend(Backend):
 
     def scan(self, n, step, init, axis):
         return self.trace_loop(self, "scan", n, step, init, axis)
+
+
+def _kept_bytes(x) -> int:
+    """The bytes ``x`` keeps alive: no more than the array it views holds — a vector broadcast
+    over a large frame (a triangle's 8·10⁶ rows each viewing one 4000-vector) reports the
+    frame's ``nbytes`` (256 GB) but keeps only the vector."""
+    kept = getattr(x, "nbytes", 0)
+    root = x
+    while getattr(root, "base", None) is not None:
+        root = root.base
+    return min(kept, getattr(root, "nbytes", kept)) if root is not x else kept
 
 
 def _failing_at(fail: Callable) -> Callable:

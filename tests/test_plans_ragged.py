@@ -1,0 +1,61 @@
+"""Plans of ragged work whose shapes follow from shapes alone (a triangle's rows): planned whole,
+the mask found once, the trace's memory counted as what it keeps alive."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from remora.dynamics.runtime import RunConfig
+from remora.erasure.erase import erase_form
+from remora.interfaces.session import Session
+from remora.plans import PLANS
+
+TRIANGLE = """
+(define (rows (a [Float N N]))
+  ((λ ((row [Float N]) (i [Int])) (filter (<= (iota/w row) i) row)) a (positions a)))
+(define (times (rows (Arr (Sigma ((k Dim)) (Arr Float (Shp k))) (Shp N))) (x [Float N]))
+  (unbox (k r rows) (sum (* r (index x (iota/w r))))))
+(times (rows mat) vec)
+"""
+
+
+def _triangle(n: int):
+    """(the session, the erased main form, its value once evaluated, the NumPy value)"""
+    rng = np.random.default_rng(n)
+    mat, vec = rng.standard_normal((n, n)), rng.standard_normal(n)
+    session = Session(run=RunConfig())
+    session.bind("mat", mat)
+    session.bind("vec", vec)
+    *defs, main = session.check_text(TRIANGLE.replace("N", str(n)), "<test>")
+    for form in defs:
+        session.engine.eval_form(erase_form(form))
+    form = erase_form(main)
+    value = session.engine.eval_form(form)
+    want = np.array([np.add.reduce(mat[i, : i + 1] * vec[: i + 1]) for i in range(n)])
+    return session, form, value, want
+
+
+def test_a_triangles_rows_are_selected_at_positions_found_once():
+    """The rows' mask follows from the shapes: the plan gathers at its positions (no ``compress``
+    finding them again each call, no guard on the count), and replays give the same atoms."""
+    session, form, value, want = _triangle(150)
+    assert value.tobytes() == want.tobytes()
+    (plan,) = PLANS.plans(form)
+    assert "select_at" in plan.source and "xp.select_items" not in plan.source
+    assert "shape from data" not in plan.source
+    before = PLANS.stats["replayed"]
+    assert session.engine.eval_form(form).tobytes() == want.tobytes()
+    assert PLANS.stats["replayed"] == before + 1
+
+
+def test_a_broadcast_view_counts_as_the_array_it_views(monkeypatch):
+    """The trace's byte budget counts what it keeps alive: ``x`` indexed by every item of a
+    triangle is a broadcast view reporting (items × n) × 8 bytes (256 GB at n = 4000) that keeps
+    one n-vector — the form is planned, not evaluated dynamically."""
+    from remora.plans import trace
+
+    monkeypatch.setattr(trace, "TRACE_BYTES", 2 << 20)  # the view reports 20100·200·8 = 32 MB
+    before = dict(PLANS.stats)
+    _, form, value, want = _triangle(200)
+    assert value.tobytes() == want.tobytes()
+    assert PLANS.stats["dynamic"] == before["dynamic"] and len(PLANS.plans(form)) == 1

@@ -264,3 +264,18 @@ def test_select_items_is_boolean_indexing(xs, ms):
     for xv, mv in ((x, mask), (x[::-1], mask[::-1]) if x.ndim else (x, mask)):
         got, want = xp.select_items(xv, mv), xv[mv]
         assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 64])
+@pytest.mark.parametrize("xs, ms", [((50, 7), (50, 7)), ((40, 3, 20), (40, 3)), ((9, 0), (9,)), ((300,), (300,))])
+def test_a_large_selection_made_piece_by_piece_is_boolean_indexing(monkeypatch, chunk, xs, ms):
+    """A large ``select_items`` compresses a piece of the frame at a time (its positions stay in
+    the cache): the same cells in the same order, whatever the piece size and cell size."""
+    from remora.backends import numpy_backend
+
+    monkeypatch.setattr(numpy_backend, "SELECT_CHUNK", chunk)
+    rng = np.random.default_rng(chunk)
+    x, mask = rng.standard_normal(xs), rng.random(ms) < 0.4
+    for xv, mv in ((x, mask), (x[::-1], mask[::-1]), (x, np.ones(ms, bool)), (x, np.zeros(ms, bool))):
+        got, want = NumpyBackend().select_items(xv, mv), xv[mv]
+        assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want)

@@ -6,8 +6,8 @@ array-API standard's where it has one (``reshape``, ``broadcast_to``, ``concat``
 library that follows the standard needs little more than a table of its functions; the few
 kernels the standard lacks and the engine needs have names of their own (``reduce``,
 ``accumulate``, ``segment_reduce``, ``scatter``, ``gather``, ``resize``, ``repeat``,
-``select_items``, ``loop``, ``scan``, ``require``), each documented below with the meaning a
-backend must give it.
+``select_items``, ``insert_items``, ``loop``, ``scan``, ``require``), each documented below with
+the meaning a backend must give it.
 
 What every backend promises, beyond each function's own meaning:
 

@@ -14,6 +14,8 @@ The pass rewrites a :class:`~.trace.Recording`'s steps without touching a value 
 - a ``permute_dims`` that only moves axes of length 1 is a ``reshape``; a ``reshape`` of a
   ``reshape`` is one ``reshape`` of the first operand (when nothing in the plan writes in place:
   a folded chain may share memory where the chain had a copy);
+- a ``select_items`` by a mask folded into the plan (a triangle's rows) is a gather at the
+  mask's positions, found once (``compress`` finds them again on every call);
 - a call made again on the same operands (the program's ``(* x x)`` written twice) is made once,
   when nothing in the plan writes in place;
 - a call whose result nothing reads (no later step, no guard, no check, not the result) is

@@ -59,3 +59,30 @@ def test_a_broadcast_view_counts_as_the_array_it_views(monkeypatch):
     _, form, value, want = _triangle(200)
     assert value.tobytes() == want.tobytes()
     assert PLANS.stats["dynamic"] == before["dynamic"] and len(PLANS.plans(form)) == 1
+
+
+SEGMENTED = """
+(define (keep (m [Bool 16]) (row [Float 16])) (filter m row))
+(unbox (n xs (keep mask data)) (sum xs))
+"""
+
+
+def test_new_lengths_with_the_same_number_of_survivors_replay_the_plan():
+    """The boxes' lengths are data to a ragged sum: another pattern of lengths replays the plan
+    (only the filter's count of survivors, which fixes the buffer's shape, is a guard)."""
+    import remora
+
+    rng = np.random.default_rng(3)
+    data = rng.standard_normal((40, 16))
+    lengths = rng.integers(1, 12, 40)
+    others = lengths.copy()
+    others[np.argmax(lengths)] += 1  # a length no box had
+    others[np.argmin(lengths)] -= 1
+    mask, other = (np.array([rng.permutation(16) < k for k in ks]) for ks in (lengths, others))
+    assert set(mask.sum(1)) != set(other.sum(1)) and mask.sum() == other.sum()
+    remora.evaluate(SEGMENTED, data=data, mask=mask)
+    before = dict(PLANS.stats)
+    got = remora.evaluate(SEGMENTED, data=data, mask=other)
+    assert PLANS.stats["replayed"] == before["replayed"] + 1 and PLANS.stats["traced"] == before["traced"]
+    want = np.array([np.add.reduce(row[m]) for row, m in zip(data, other)])
+    assert got.tobytes() == want.tobytes()

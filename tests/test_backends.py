@@ -266,7 +266,7 @@ def test_select_items_is_boolean_indexing(xs, ms):
         assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want)
 
 
-@pytest.mark.parametrize("chunk", [1, 3, 64])
+@pytest.mark.parametrize("chunk", [1, 3, 8])
 @pytest.mark.parametrize("xs, ms", [((50, 7), (50, 7)), ((40, 3, 20), (40, 3)), ((9, 0), (9,)), ((300,), (300,))])
 def test_a_large_selection_made_piece_by_piece_is_boolean_indexing(monkeypatch, chunk, xs, ms):
     """A large ``select_items`` compresses a piece of the frame at a time (its positions stay in

@@ -200,6 +200,84 @@ def test_evaluate_compiles_a_program_once_per_input_signature():
     assert XP.traces == start + 2
 
 
+def _counting(monkeypatch, owner, name: str) -> list:
+    """Count the calls of ``owner.name`` (still calling it)."""
+    calls: list = []
+    original = getattr(owner, name)
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
+def test_a_compiled_call_checks_and_looks_up_its_signature_once(monkeypatch):
+    from remora.interfaces import api
+
+    f = remora.function("(λ ((u [Float 3]) (v [Float 3])) (dot u v))", backend="jax")
+    with jax_backend.x64():
+        a, b = jnp.ones((4, 3)), jnp.arange(12.0).reshape(4, 3)
+    converted = _counting(monkeypatch, api, "as_remora_array")  # (the checks of JAX arrays)
+    looked_up = _counting(monkeypatch, jax_backend.JaxBackend, "compiled")
+    for _ in range(3):
+        np.testing.assert_allclose(np.asarray(remora.evaluate("(dot a b)", a=a, b=b, backend="jax")),
+                                   [3.0, 12.0, 21.0, 30.0])
+        np.testing.assert_allclose(np.asarray(f(a, b)), [3.0, 12.0, 21.0, 30.0])
+        np.testing.assert_allclose(np.asarray(f(np.ones((4, 3)), np.ones((4, 3)))), [3.0] * 4)
+    # each signature's inputs were checked, and its compiled function looked up, on its first call only
+    assert (len(converted), len(looked_up)) == (2 + 2, 3)
+
+
+def test_a_new_signature_is_still_checked_after_compiled_calls():
+    f = remora.function("(λ ((v [Int 3])) (* v 2))", backend="jax")
+    with jax_backend.x64():
+        good = jnp.arange(3, dtype=jnp.int64)
+    for _ in range(2):
+        assert np.asarray(f(good)).tolist() == [0, 2, 4]
+        assert np.asarray(remora.evaluate("(+ x 1)", x=good, backend="jax")).tolist() == [1, 2, 3]
+    with pytest.raises(remora.RemoraTypeError, match="int32"):
+        f(jnp.arange(3, dtype=jnp.int32))
+    with pytest.raises(remora.RemoraTypeError, match="int32"):
+        remora.evaluate("(+ x 1)", x=jnp.arange(3, dtype=jnp.int32), backend="jax")
+    with pytest.raises(remora.RemoraTypeError):
+        f(np.arange(4))  # (a shape the function's type refuses)
+    with pytest.raises(remora.RemoraTypeError, match="masked"):
+        remora.evaluate("(+ x 1)", x=np.ma.masked_array(np.arange(3)), backend="jax")
+
+
+def test_a_failed_check_of_a_compiled_evaluate_is_numpys_error_on_every_call():
+    source = "(reduce + (/ 12 x))"
+    assert int(remora.evaluate(source, x=np.array([1, 2, 3]), backend="jax")) == 22
+    want = _error(source, "numpy", {"x": np.array([1, 0, 3])})
+    for _ in range(2):
+        got = _error(source, "jax", {"x": np.array([1, 0, 3])})
+        assert (str(got), got.line, got.column) == (str(want), want.line, want.column)
+    assert int(remora.evaluate(source, x=np.array([4, 3, 2]), backend="jax")) == 13
+
+
+def test_a_compiled_loop_whose_step_checks_nothing_returns_no_flag():
+    """A compiled function without checks returns no flag: its call never waits to read one."""
+
+    def run(inputs):
+        return XP.loop(4, lambda i, acc: acc * 0.5 + inputs["x"][i], np.float64(0.0))
+
+    def checked(inputs):
+        def step(i, acc):
+            XP.require(inputs["x"][i] > 0, "not positive", (), None)
+            return acc + inputs["x"][i]
+
+        return XP.loop(4, step, np.float64(0.0))
+
+    with jax_backend.x64():
+        x = jnp.arange(1.0, 5.0)
+        out, ok = jax.jit(XP._traced(run))({"x": x})
+        assert ok is None and float(out) == 0.125 + 0.5 + 1.5 + 4
+        out, ok = jax.jit(XP._traced(checked))({"x": x})
+        assert bool(ok) and float(out) == 10.0
+
+
 # --- loops compile to loops ----------------------------------------------------------------------
 
 

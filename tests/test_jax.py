@@ -556,6 +556,57 @@ def test_constants_in_a_compiled_loop_are_literals_not_operands(monkeypatch):
         assert consts == 0, loop.params  # (a scan's one constant: the items it reads)
 
 
+def _loop_body_hlo(monkeypatch, source: str, **inputs) -> str:
+    """The optimised HLO (what XLA runs) of the body of the one ``while`` loop ``source``
+    compiles to, with every computation it calls."""
+    captured = []
+    jit = jax_backend.jax.jit
+    monkeypatch.setattr(jax_backend.jax, "jit", lambda f, *a, **k: captured.append(f) or jit(f, *a, **k))
+    remora.evaluate(source, backend="jax", **inputs)
+    with jax_backend.x64():
+        hlo = jit(captured[-1]).lower(inputs).compile().as_text()
+    computations = dict(re.findall(r"^%?([\w.\-]+) [^\n]*\{\n(.*?)^\}", hlo, re.S | re.M))
+    (body,) = re.findall(r" while\(.*body=%?([\w.\-]+)", hlo)
+    seen, todo = set(), [body]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += re.findall(r"(?:calls|to_apply)=%?([\w.\-]+)", computations[name])
+    return "\n".join(computations[name] for name in seen)
+
+
+def test_a_while_over_cells_of_a_few_columns_carries_each_column_by_itself(monkeypatch):
+    # (Collatz's [n steps] state: stacked whole, XLA interleaves the two columns and rebuilds
+    # them — a concatenate and a transpose — at every step; a hand-written loop carries two arrays)
+    ns = np.arange(1, 200)
+    (loop,) = _loops(_jaxpr(monkeypatch, COLLATZ + "  ", ns=ns).jaxpr)
+    assert all(v.aval.ndim <= 1 for v in loop.invars)
+    body = _loop_body_hlo(monkeypatch, COLLATZ + "   ", ns=ns)
+    assert "while(" not in body and "select" in body
+    assert "concatenate(" not in body and "transpose(" not in body, body
+
+
+COLUMNS = """
+(define (step (s [Int 3])) [(- (head s) 1) (+ (index s 1) (/ 12 (- (head s) k))) (+ 1 (tail s))])
+(define (f (n [Int])) (while (λ ((s [Int 3])) (> (head s) 0)) step [n 0 0]))
+(f ns)
+"""
+
+
+@pytest.mark.parametrize("k", [-1, 2, 40])
+def test_a_while_carried_by_columns_has_numpys_values_and_errors(k):
+    ns = np.array([0, 5, -2, 9, 1])
+    source = COLUMNS.replace("k)", f"{k})")
+    if k == 2:  # (the cells starting above 2 divide by zero on their way down)
+        want = _error(source, "numpy", {"ns": ns})
+        got = _error(source, "jax", {"ns": ns})
+        assert (str(got), got.line, got.column) == (str(want), want.line, want.column)
+        ns = np.array([0, 1, -7, 2 - 1])
+    got, compiled = _compiled(source, ns=ns)
+    assert compiled and np.asarray(got).tolist() == remora.evaluate(source, ns=ns).tolist()
+
+
 def test_every_workload_has_a_hand_written_jax_version_with_numpys_values():
     from bench.jax_versions import VERSIONS
 

@@ -37,7 +37,7 @@ import numpy as np
 from jax import lax
 
 from .base import NodeTable
-from .jax_ops import EAGER, REP_OF_DTYPE, JaxOps, Untraceable, _is_host, _is_tracer, _x64, x64  # noqa: F401
+from .jax_ops import EAGER, MAX_COLUMNS, REP_OF_DTYPE, JaxOps, Untraceable, columns, _is_host, _is_tracer, _x64, x64  # noqa: F401
 from .numpy_backend import NumpyBackend
 
 
@@ -244,19 +244,44 @@ class JaxBackend(NumpyBackend):
         if _is_host(*init):
             raise Untraceable("a `while` over boxes or functions")
         init = tuple(jnp.asarray(x) for x in init)
+        # A state whose last axis is a few columns (a cell [Int 2]) is carried as one array per
+        # column, as a hand-written loop would: stacked whole, XLA interleaves the columns and
+        # rebuilds them (a stack and a transpose) at every step (spec D48, "What XLA is given").
+        widths = [x.shape[-1] if x.ndim >= 2 and 1 < x.shape[-1] <= MAX_COLUMNS else 0 for x in init]
+        flat_init = self._split(init, widths)
         checking = []
 
         def body(carry):
-            *state, ok = carry
-            out, checked = self._checked_step(lambda _, s: step(s), None, tuple(state), checking)
-            return (*(_like(o, x) for o, x in zip(out, init)), ok & checked)
+            *flat, ok = carry
+            state = self._whole(flat, widths, init)
+            out, checked = self._checked_step(lambda _, s: step(s), None, state, checking)
+            out = self._split(tuple(o if getattr(o, "shape", None) == x.shape else _like(o, x)
+                                    for o, x in zip(out, init)), widths)
+            return (*(_like(o, x) for o, x in zip(out, flat_init)), ok & checked)
 
         # (a failed check ends the loop: the eager re-run raises it — a step whose check failed
         # may never reach the condition that would end the loop)
-        *out, ok = lax.while_loop(lambda carry: carry[-1] & jnp.any(live(tuple(carry[:-1]))), body,
-                                  (*init, jnp.bool_(True)))
+        *out, ok = lax.while_loop(lambda carry: carry[-1] & jnp.any(live(self._whole(carry[:-1], widths, init))),
+                                  body, (*flat_init, jnp.bool_(True)))
         self._carry_out(ok, checking)
-        return tuple(out)
+        return self._whole(out, widths, init)
+
+    def _split(self, state: tuple, widths: list) -> list:
+        """A ``while`` state as the loop carries it: each array of ``widths[i]`` columns as its
+        columns (the arrays it was stacked from, where the trace knows them), others as they are."""
+        flat: list = []
+        for x, m in zip(state, widths):
+            flat.extend(columns(JNP, jnp.asarray(x), x.ndim - 1, m) if m else (x,))
+        return flat
+
+    def _whole(self, flat, widths: list, like: tuple) -> tuple:
+        """The state of :meth:`_split` ``flat`` carries, each split array stacked again (remembered
+        as its columns: what the step reads of a column, and the column it makes, stay columns)."""
+        state, i = [], 0
+        for m, x in zip(widths, like):
+            state.append(JNP.stack(list(flat[i:i + m]), axis=-1) if m else flat[i])
+            i += m or 1
+        return tuple(state)
 
     def known(self, x) -> bool:
         return not _is_tracer(x)

@@ -37,7 +37,8 @@ import numpy as np
 from jax import lax
 
 from .base import NodeTable
-from .jax_ops import EAGER, MAX_COLUMNS, REP_OF_DTYPE, JaxOps, Untraceable, columns, _is_host, _is_tracer, _x64, x64  # noqa: F401
+from .jax_ops import EAGER, REP_OF_DTYPE, JaxOps, Untraceable, _is_host, _is_tracer, _x64, x64  # noqa: F401
+from .jax_ops import MAX_COLUMNS, columns
 from .numpy_backend import NumpyBackend
 
 

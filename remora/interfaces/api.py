@@ -500,6 +500,7 @@ def register(name: str, signature: str, fn: Callable[..., Any], variables: str =
         _define(name, signature, fn, sorts, doc)
         _checked.cache_clear()
         _Program._seen.clear()
+        _COMPILED_CALLS.clear()
 
 
 _REGISTERING = threading.Lock()

@@ -35,6 +35,10 @@ class CompiledCalls:
     def __len__(self) -> int:
         return len(self._table)
 
+    def clear(self) -> None:
+        """Forget every kept call (a name registered since may change what a program means)."""
+        self._table.clear()
+
     def get(self, key: Any, items: Iterable[tuple[Any, Any]]) -> CompiledCall | None:
         return self._table.get((key, fast_signature(items)))
 

@@ -587,6 +587,13 @@ def test_a_while_over_cells_of_a_few_columns_carries_each_column_by_itself(monke
     assert "concatenate(" not in body and "transpose(" not in body, body
 
 
+def test_what_a_trace_remembers_is_let_go_when_it_ends():
+    got, compiled = _compiled(COLLATZ + "    ", ns=np.arange(1, 30))
+    assert compiled and np.asarray(got).tolist() == remora.evaluate(COLLATZ, ns=np.arange(1, 30)).tolist()
+    tracing = XP._tracing
+    assert tracing.depth == 0 and not tracing.columns and not tracing.broadcasts and not tracing.slices
+
+
 COLUMNS = """
 (define (step (s [Int 3])) [(- (head s) 1) (+ (index s 1) (/ 12 (- (head s) k))) (+ 1 (tail s))])
 (define (f (n [Int])) (while (λ ((s [Int 3])) (> (head s) 0)) step [n 0 0]))

@@ -363,6 +363,7 @@ class JaxBackend(NumpyBackend):
             outer, tracing.checks = tracing.checks, []
             broadcasts, tracing.broadcasts = tracing.broadcasts, {}
             slices, tracing.slices = tracing.slices, {}
+            stacks, tracing.columns = tracing.columns, {}
             try:
                 with np.errstate(all="ignore"):  # (what is known at trace time is computed on the host)
                     out = run(inputs)
@@ -372,6 +373,7 @@ class JaxBackend(NumpyBackend):
                 tracing.checks = outer
                 tracing.broadcasts = broadcasts
                 tracing.slices = slices
+                tracing.columns = stacks
             if not isinstance(out, jax.Array):
                 raise Untraceable("a result holding boxes or functions")
             return out, (_all(checks) if checks else None)  # (no flag to wait for without checks)

@@ -200,6 +200,84 @@ def test_evaluate_compiles_a_program_once_per_input_signature():
     assert XP.traces == start + 2
 
 
+def _counting(monkeypatch, owner, name: str) -> list:
+    """Count the calls of ``owner.name`` (still calling it)."""
+    calls: list = []
+    original = getattr(owner, name)
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
+def test_a_compiled_call_checks_and_looks_up_its_signature_once(monkeypatch):
+    from remora.interfaces import api
+
+    f = remora.function("(λ ((u [Float 3]) (v [Float 3])) (dot u v))", backend="jax")
+    with jax_backend.x64():
+        a, b = jnp.ones((4, 3)), jnp.arange(12.0).reshape(4, 3)
+    converted = _counting(monkeypatch, api, "as_remora_array")  # (the checks of JAX arrays)
+    looked_up = _counting(monkeypatch, jax_backend.JaxBackend, "compiled")
+    for _ in range(3):
+        np.testing.assert_allclose(np.asarray(remora.evaluate("(dot a b)", a=a, b=b, backend="jax")),
+                                   [3.0, 12.0, 21.0, 30.0])
+        np.testing.assert_allclose(np.asarray(f(a, b)), [3.0, 12.0, 21.0, 30.0])
+        np.testing.assert_allclose(np.asarray(f(np.ones((4, 3)), np.ones((4, 3)))), [3.0] * 4)
+    # each signature's inputs were checked, and its compiled function looked up, on its first call only
+    assert (len(converted), len(looked_up)) == (2 + 2, 3)
+
+
+def test_a_new_signature_is_still_checked_after_compiled_calls():
+    f = remora.function("(λ ((v [Int 3])) (* v 2))", backend="jax")
+    with jax_backend.x64():
+        good = jnp.arange(3, dtype=jnp.int64)
+    for _ in range(2):
+        assert np.asarray(f(good)).tolist() == [0, 2, 4]
+        assert np.asarray(remora.evaluate("(+ x 1)", x=good, backend="jax")).tolist() == [1, 2, 3]
+    with pytest.raises(remora.RemoraTypeError, match="int32"):
+        f(jnp.arange(3, dtype=jnp.int32))
+    with pytest.raises(remora.RemoraTypeError, match="int32"):
+        remora.evaluate("(+ x 1)", x=jnp.arange(3, dtype=jnp.int32), backend="jax")
+    with pytest.raises(remora.RemoraTypeError):
+        f(np.arange(4))  # (a shape the function's type refuses)
+    with pytest.raises(remora.RemoraTypeError, match="masked"):
+        remora.evaluate("(+ x 1)", x=np.ma.masked_array(np.arange(3)), backend="jax")
+
+
+def test_a_failed_check_of_a_compiled_evaluate_is_numpys_error_on_every_call():
+    source = "(reduce + (/ 12 x))"
+    assert int(remora.evaluate(source, x=np.array([1, 2, 3]), backend="jax")) == 22
+    want = _error(source, "numpy", {"x": np.array([1, 0, 3])})
+    for _ in range(2):
+        got = _error(source, "jax", {"x": np.array([1, 0, 3])})
+        assert (str(got), got.line, got.column) == (str(want), want.line, want.column)
+    assert int(remora.evaluate(source, x=np.array([4, 3, 2]), backend="jax")) == 13
+
+
+def test_a_compiled_loop_whose_step_checks_nothing_returns_no_flag():
+    """A compiled function without checks returns no flag: its call never waits to read one."""
+
+    def run(inputs):
+        return XP.loop(4, lambda i, acc: acc * 0.5 + inputs["x"][i], np.float64(0.0))
+
+    def checked(inputs):
+        def step(i, acc):
+            XP.require(inputs["x"][i] > 0, "not positive", (), None)
+            return acc + inputs["x"][i]
+
+        return XP.loop(4, step, np.float64(0.0))
+
+    with jax_backend.x64():
+        x = jnp.arange(1.0, 5.0)
+        out, ok = jax.jit(XP._traced(run))({"x": x})
+        assert ok is None and float(out) == 0.125 + 0.5 + 1.5 + 4
+        out, ok = jax.jit(XP._traced(checked))({"x": x})
+        assert bool(ok) and float(out) == 10.0
+
+
 # --- loops compile to loops ----------------------------------------------------------------------
 
 
@@ -476,6 +554,64 @@ def test_constants_in_a_compiled_loop_are_literals_not_operands(monkeypatch):
         (loop,) = _loops(_jaxpr(monkeypatch, source, **inputs).jaxpr)
         consts = loop.params["num_consts"] - 1 if loop.primitive.name == "scan" else loop.params["body_nconsts"]
         assert consts == 0, loop.params  # (a scan's one constant: the items it reads)
+
+
+def _loop_body_hlo(monkeypatch, source: str, **inputs) -> str:
+    """The optimised HLO (what XLA runs) of the body of the one ``while`` loop ``source``
+    compiles to, with every computation it calls."""
+    captured = []
+    jit = jax_backend.jax.jit
+    monkeypatch.setattr(jax_backend.jax, "jit", lambda f, *a, **k: captured.append(f) or jit(f, *a, **k))
+    remora.evaluate(source, backend="jax", **inputs)
+    with jax_backend.x64():
+        hlo = jit(captured[-1]).lower(inputs).compile().as_text()
+    computations = dict(re.findall(r"^%?([\w.\-]+) [^\n]*\{\n(.*?)^\}", hlo, re.S | re.M))
+    (body,) = re.findall(r" while\(.*body=%?([\w.\-]+)", hlo)
+    seen, todo = set(), [body]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += re.findall(r"(?:calls|to_apply)=%?([\w.\-]+)", computations[name])
+    return "\n".join(computations[name] for name in seen)
+
+
+def test_a_while_over_cells_of_a_few_columns_carries_each_column_by_itself(monkeypatch):
+    # (Collatz's [n steps] state: stacked whole, XLA interleaves the two columns and rebuilds
+    # them — a concatenate and a transpose — at every step; a hand-written loop carries two arrays)
+    ns = np.arange(1, 200)
+    (loop,) = _loops(_jaxpr(monkeypatch, COLLATZ + "  ", ns=ns).jaxpr)
+    assert all(v.aval.ndim <= 1 for v in loop.invars)
+    body = _loop_body_hlo(monkeypatch, COLLATZ + "   ", ns=ns)
+    assert "while(" not in body and "select" in body
+    assert "concatenate(" not in body and "transpose(" not in body, body
+
+
+def test_what_a_trace_remembers_is_let_go_when_it_ends():
+    got, compiled = _compiled(COLLATZ + "    ", ns=np.arange(1, 30))
+    assert compiled and np.asarray(got).tolist() == remora.evaluate(COLLATZ, ns=np.arange(1, 30)).tolist()
+    tracing = XP._tracing
+    assert tracing.depth == 0 and not tracing.columns and not tracing.broadcasts and not tracing.slices
+
+
+COLUMNS = """
+(define (step (s [Int 3])) [(- (head s) 1) (+ (index s 1) (/ 12 (- (head s) k))) (+ 1 (tail s))])
+(define (f (n [Int])) (while (λ ((s [Int 3])) (> (head s) 0)) step [n 0 0]))
+(f ns)
+"""
+
+
+@pytest.mark.parametrize("k", [-1, 2, 40])
+def test_a_while_carried_by_columns_has_numpys_values_and_errors(k):
+    ns = np.array([0, 5, -2, 9, 1])
+    source = COLUMNS.replace("k)", f"{k})")
+    if k == 2:  # (the cells starting above 2 divide by zero on their way down)
+        want = _error(source, "numpy", {"ns": ns})
+        got = _error(source, "jax", {"ns": ns})
+        assert (str(got), got.line, got.column) == (str(want), want.line, want.column)
+        ns = np.array([0, 1, -7, 2 - 1])
+    got, compiled = _compiled(source, ns=ns)
+    assert compiled and np.asarray(got).tolist() == remora.evaluate(source, ns=ns).tolist()
 
 
 def test_every_workload_has_a_hand_written_jax_version_with_numpys_values():

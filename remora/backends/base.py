@@ -452,7 +452,14 @@ class Backend:
         calls that; ``run`` must read nothing that changes between calls but ``inputs``.  The
         engine that ``run`` drives is not this seam's business: any engine whose decisions
         depend on shapes only can be traced."""
-        return run(inputs)
+        return self.compiled(key, inputs)(run, inputs)
+
+    def compiled(self, key: Any, inputs: dict) -> Callable[[Callable[[dict], Any], dict], Any]:
+        """What :meth:`compile` calls for ``key`` at the signature of ``inputs``: ``entry(run,
+        inputs)`` is ``run(inputs)``, compiled by a compiling backend.  A caller that has seen a
+        signature may keep its entry and call it with later inputs of the same dtypes and
+        shapes, skipping the lookup (the API does: spec D48, "A compiled call")."""
+        return _run
 
     def settle(self, x: Array, like: Array | None = None) -> Array:
         """A loop's state between two steps (``while``'s running cells, what it has finished), as
@@ -468,3 +475,8 @@ class Backend:
         (row-major).  An eager backend checks at once; a tracing one may check when the
         computation runs, and must then report the same message."""
         raise NotImplementedError
+
+
+def _run(run: Callable[[dict], Any], inputs: dict) -> Any:
+    """:meth:`Backend.compiled` of a backend that does not compile: ``run`` itself."""
+    return run(inputs)

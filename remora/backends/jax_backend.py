@@ -38,6 +38,7 @@ from jax import lax
 
 from .base import NodeTable
 from .jax_ops import EAGER, REP_OF_DTYPE, JaxOps, Untraceable, _is_host, _is_tracer, _x64, x64  # noqa: F401
+from .jax_ops import MAX_COLUMNS, columns
 from .numpy_backend import NumpyBackend
 
 
@@ -122,7 +123,7 @@ class JaxBackend(NumpyBackend):
     def __init__(self) -> None:
         super().__init__()
         self._tracing = JNP._tracing  # (one flag: the same thread traces through both)
-        #: compiled evaluations: key (an erased node) → {input signature → jitted function or EAGER}
+        #: compiled evaluations: key (an erased node) → {input signature → its _Compiled}
         self._compiled = NodeTable()
         #: how many evaluations have been traced for compilation (a hook for tests and benchmarks)
         self.traces = 0
@@ -211,29 +212,31 @@ class JaxBackend(NumpyBackend):
         if n <= 1 or not self.tracing() or _is_host(init):
             return super().loop(n, step, init)
         init = jnp.asarray(init)
+        checking = []
 
         def body(i, carry):
             acc, ok = carry
-            out, checked = self._checked_step(step, i, acc)
+            out, checked = self._checked_step(step, i, acc, checking)
             return _like(out, init), ok & checked
 
         out, ok = lax.fori_loop(0, n, body, (init, jnp.bool_(True)))
-        self._tracing.checks.append(ok)
+        self._carry_out(ok, checking)
         return out
 
     def scan(self, n: int, step: Callable[[int, Any], Any], init: Any, axis: int):
         if n <= 1 or not self.tracing() or _is_host(init):
             return super().scan(n, step, init, axis)
         init = jnp.asarray(init)
+        checking = []
 
         def body(carry, i):
             acc, ok = carry
-            out, checked = self._checked_step(step, i, acc)
+            out, checked = self._checked_step(step, i, acc, checking)
             out = _like(out, init)
             return (out, ok & checked), out
 
         (_, ok), ys = lax.scan(body, (init, jnp.bool_(True)), jnp.arange(n))
-        self._tracing.checks.append(ok)
+        self._carry_out(ok, checking)
         return jnp.moveaxis(ys, 0, axis)
 
     def while_loop(self, live, step, init):
@@ -242,32 +245,67 @@ class JaxBackend(NumpyBackend):
         if _is_host(*init):
             raise Untraceable("a `while` over boxes or functions")
         init = tuple(jnp.asarray(x) for x in init)
+        # A state whose last axis is a few columns (a cell [Int 2]) is carried as one array per
+        # column, as a hand-written loop would: stacked whole, XLA interleaves the columns and
+        # rebuilds them (a stack and a transpose) at every step (spec D48, "What XLA is given").
+        widths = [x.shape[-1] if x.ndim >= 2 and 1 < x.shape[-1] <= MAX_COLUMNS else 0 for x in init]
+        flat_init = self._split(init, widths)
+        checking = []
 
         def body(carry):
-            *state, ok = carry
-            out, checked = self._checked_step(lambda _, s: step(s), None, tuple(state))
-            return (*(_like(o, x) for o, x in zip(out, init)), ok & checked)
+            *flat, ok = carry
+            state = self._whole(flat, widths, init)
+            out, checked = self._checked_step(lambda _, s: step(s), None, state, checking)
+            out = self._split(tuple(o if getattr(o, "shape", None) == x.shape else _like(o, x)
+                                    for o, x in zip(out, init)), widths)
+            return (*(_like(o, x) for o, x in zip(out, flat_init)), ok & checked)
 
         # (a failed check ends the loop: the eager re-run raises it — a step whose check failed
         # may never reach the condition that would end the loop)
-        *out, ok = lax.while_loop(lambda carry: carry[-1] & jnp.any(live(tuple(carry[:-1]))), body,
-                                  (*init, jnp.bool_(True)))
-        self._tracing.checks.append(ok)
-        return tuple(out)
+        *out, ok = lax.while_loop(lambda carry: carry[-1] & jnp.any(live(self._whole(carry[:-1], widths, init))),
+                                  body, (*flat_init, jnp.bool_(True)))
+        self._carry_out(ok, checking)
+        return self._whole(out, widths, init)
+
+    def _split(self, state: tuple, widths: list) -> list:
+        """A ``while`` state as the loop carries it: each array of ``widths[i]`` columns as its
+        columns (the arrays it was stacked from, where the trace knows them), others as they are."""
+        flat: list = []
+        for x, m in zip(state, widths):
+            flat.extend(columns(JNP, jnp.asarray(x), x.ndim - 1, m) if m else (x,))
+        return flat
+
+    def _whole(self, flat, widths: list, like: tuple) -> tuple:
+        """The state of :meth:`_split` ``flat`` carries, each split array stacked again (remembered
+        as its columns: what the step reads of a column, and the column it makes, stay columns)."""
+        state, i = [], 0
+        for m, x in zip(widths, like):
+            state.append(JNP.stack(list(flat[i:i + m]), axis=-1) if m else flat[i])
+            i += m or 1
+        return tuple(state)
 
     def known(self, x) -> bool:
         return not _is_tracer(x)
 
-    def _checked_step(self, step, i, acc):
+    def _checked_step(self, step, i, acc, checking: list):
         """One traced loop step, and whether every check it made held (a check in a loop body is
-        carried out of the loop with the accumulator: a traced value cannot leave its body)."""
+        carried out of the loop with the accumulator: a traced value cannot leave its body); a
+        step that made checks says so in ``checking``."""
         outer, self._tracing.checks = self._tracing.checks, []
         try:
             out = step(i, acc)
             checks = self._tracing.checks
         finally:
             self._tracing.checks = outer
+        if checks:
+            checking.append(True)
         return out, _all(checks)
+
+    def _carry_out(self, ok, checking: list) -> None:
+        """A compiled loop's flag, as a check of the evaluation — only if its step made checks: a
+        compiled function without checks returns no flag, and its call never waits to read one."""
+        if checking:
+            self._tracing.checks.append(ok)
 
     def require(self, ok, message: str, culprits: Sequence, fail) -> None:
         if _is_tracer(ok) or any(_is_tracer(c) for c in culprits):
@@ -286,9 +324,9 @@ class JaxBackend(NumpyBackend):
         if self.tracing():
             raise Untraceable(construct)
 
-    def compile(self, key: Any, run: Callable[[dict], Any], inputs: dict) -> Any:
-        """``run(inputs)``, through one ``jax.jit`` function per input signature of ``key``; where
-        that cannot be, ``run`` eagerly on the host (see the class)."""
+    def compiled(self, key: Any, inputs: dict) -> Callable[[Callable[[dict], Any], dict], Any]:
+        """The compiled evaluation of ``key`` at the signature of ``inputs`` (dtypes and shapes): one
+        ``jax.jit`` function, made on first use (see :class:`_Compiled`)."""
         table = self._compiled.get(key)
         if table is None:
             with self._lock:
@@ -299,25 +337,13 @@ class JaxBackend(NumpyBackend):
         signature = tuple([(name, a.dtype, a.shape) for name, a in inputs.items()])
         if len(signature) > 1:
             signature = tuple(sorted(signature))
-        compiled = table.get(signature)
-        if compiled is EAGER:
-            return self._eager(run, inputs)
-        if compiled is None:
-            compiled = table[signature] = jax.jit(self._traced(run))
-        try:
-            with _x64():
-                out, ok = compiled(inputs)
-        except Exception as err:  # noqa: BLE001 — whatever stops the trace, the eager run decides
-            # A shape that depends on data, an effect, a result holding boxes (JAXTypeError,
-            # Untraceable), or a located error found on shapes alone: the same evaluation,
-            # eagerly, from now on — which computes the value, or raises the error, exactly
-            # as the NumPy backend does.
-            table[signature] = EAGER
-            self.fallbacks.append(f"{type(err).__name__}: {err}"[:300])
-            return self._eager(run, inputs)
-        if ok is not None and not ok:
-            return self._eager(run, inputs)  # a failed check: the eager run raises it, located
-        return out
+        entry = table.get(signature)
+        if entry is None:
+            with self._lock:
+                entry = table.get(signature)
+                if entry is None:
+                    entry = table[signature] = _Compiled(self)
+        return entry
 
     def _eager(self, run: Callable[[dict], Any], inputs: dict) -> Any:
         """``run`` outside any trace, on host arrays."""
@@ -337,6 +363,7 @@ class JaxBackend(NumpyBackend):
             outer, tracing.checks = tracing.checks, []
             broadcasts, tracing.broadcasts = tracing.broadcasts, {}
             slices, tracing.slices = tracing.slices, {}
+            stacks, tracing.columns = tracing.columns, {}
             try:
                 with np.errstate(all="ignore"):  # (what is known at trace time is computed on the host)
                     out = run(inputs)
@@ -346,11 +373,52 @@ class JaxBackend(NumpyBackend):
                 tracing.checks = outer
                 tracing.broadcasts = broadcasts
                 tracing.slices = slices
+                tracing.columns = stacks
             if not isinstance(out, jax.Array):
                 raise Untraceable("a result holding boxes or functions")
             return out, (_all(checks) if checks else None)  # (no flag to wait for without checks)
 
         return traced
+
+
+class _Compiled:
+    """One evaluation (a key at one input signature) as a compiled function: ``entry(run, inputs)``
+    is ``run(inputs)``.  The first call traces ``run`` into a ``jax.jit`` function; where that
+    cannot be, ``run`` runs eagerly on the host from then on (see :class:`JaxBackend`).  A caller
+    that has seen a signature may keep its entry and call it directly: a call is then the
+    jitted function's own call, in Remora's 64-bit scope, and — only when the program makes
+    run-time checks — one read of their flag (spec D48, "A compiled call")."""
+
+    __slots__ = ("backend", "jitted", "eager")
+
+    def __init__(self, backend: JaxBackend) -> None:
+        self.backend = backend
+        self.jitted: Any = None  # (made by the first call)
+        #: whether the evaluation cannot be traced: it runs eagerly, on the host
+        self.eager = False
+
+    def __call__(self, run: Callable[[dict], Any], inputs: dict) -> Any:
+        backend = self.backend
+        if self.eager:
+            return backend._eager(run, inputs)
+        jitted = self.jitted
+        if jitted is None:
+            jitted = self.jitted = jax.jit(backend._traced(run))
+        try:
+            with _x64():
+                out, ok = jitted(inputs)
+        except Exception as err:  # noqa: BLE001 — whatever stops the trace, the eager run decides
+            # A shape that depends on data, an effect, a result holding boxes (JAXTypeError,
+            # Untraceable), or a located error found on shapes alone: the same evaluation,
+            # eagerly, from now on — which computes the value, or raises the error, exactly
+            # as the NumPy backend does.
+            self.eager = True
+            backend.fallbacks.append(f"{type(err).__name__}: {err}"[:300])
+            return backend._eager(run, inputs)
+        # (``np.asarray``: one read of the flag; ``bool`` of a JAX array costs twice as much)
+        if ok is not None and not np.asarray(ok):
+            return backend._eager(run, inputs)  # a failed check: the eager run raises it, located
+        return out
 
 
 class _Window:

@@ -47,6 +47,21 @@ _SEGMENT = {
 EAGER = "eager"
 
 
+#: a traced stack of at most this many columns is remembered as its columns (:func:`columns`)
+MAX_COLUMNS = 8
+
+
+def columns(ops: "JaxOps", x, axis: int, m: int) -> tuple:
+    """The ``m`` items of ``x`` along ``axis``: the arrays it was stacked from, where the trace
+    remembers them (a stack, moved or selected from: see ``JaxOps.stack``), else slices."""
+    hit = ops._tracing.columns.get(id(x)) if ops._tracing.depth else None
+    if hit is not None and hit[0] is x and hit[1] == axis and len(hit[2]) == m:
+        shape = x.shape[:axis] + x.shape[axis + 1:]
+        return tuple(c if getattr(c, "shape", None) == shape and c.dtype == x.dtype
+                     else jnp.broadcast_to(jnp.asarray(c, x.dtype), shape) for c in hit[2])
+    return tuple(lax.index_in_dim(x, j, axis, keepdims=False) for j in range(m))
+
+
 class Untraceable(Exception):
     """Raised while tracing when an evaluation needs something a compiled function cannot do
     (an effect, a result that is not an array): the evaluation then runs eagerly."""
@@ -83,6 +98,9 @@ class _Tracing(threading.local):
     broadcasts: dict = {}
     #: the traced slices of items made so far (slice_items): id(result) → (result, whole, axis, start)
     slices: dict = {}
+    #: the traced arrays made by stacking columns (see :func:`columns`): id(result) → (result,
+    #: axis, the columns)
+    columns: dict = {}
 
 
 class JaxOps(Backend):
@@ -172,13 +190,33 @@ class JaxOps(Backend):
         return np.concatenate(xs, axis=axis) if _is_host(*xs) else jnp.concatenate(xs, axis=axis)
 
     def stack(self, xs: Sequence, axis: int = 0):
-        return np.stack(xs, axis=axis) if _is_host(*xs) else jnp.stack(xs, axis=axis)
+        if _is_host(*xs):
+            return np.stack(xs, axis=axis)
+        out = jnp.stack(xs, axis=axis)
+        if self._tracing.depth and 1 < len(xs) <= MAX_COLUMNS:
+            self._tracing.columns[id(out)] = (out, axis % out.ndim, tuple(xs))
+        return out
 
     def moveaxis(self, x, source: int, destination: int):
-        return np.moveaxis(x, source, destination) if _is_host(x) else jnp.moveaxis(x, source, destination)
+        if _is_host(x):
+            return np.moveaxis(x, source, destination)
+        out = jnp.moveaxis(x, source, destination)
+        if not self._tracing.depth:
+            return out
+        axes = list(range(x.ndim))
+        axes.insert(destination % x.ndim, axes.pop(source % x.ndim))
+        return self._columns_moved(x, out, axes)
 
     def permute_dims(self, x, axes: Sequence[int]):
-        return np.transpose(x, axes) if _is_host(x) else jnp.transpose(x, axes)
+        return np.transpose(x, axes) if _is_host(x) else self._columns_moved(x, jnp.transpose(x, axes), axes)
+
+    def _columns_moved(self, x, out, axes):
+        """``out``, ``x`` with its axes permuted (``axes[k]``: the axis of ``x`` that is ``out``'s
+        ``k``), remembered as columns where ``x`` is."""
+        hit = self._tracing.columns.get(id(x)) if self._tracing.depth else None
+        if hit is not None and hit[0] is x:
+            self._tracing.columns[id(out)] = (out, list(axes).index(hit[1]), hit[2])
+        return out
 
     def flip(self, x, axis: int):
         return np.flip(x, axis) if _is_host(x) else jnp.flip(x, axis)
@@ -199,7 +237,30 @@ class JaxOps(Backend):
     def where(self, condition, x, y):
         if _is_host(x, y):
             return np.where(np.asarray(condition), x, y)
+        if self._tracing.depth:
+            out = self._where_columns(condition, x, y)
+            if out is not None:
+                return out
         return jnp.where(condition, x, y)
+
+    def _where_columns(self, condition, x, y):
+        """``where(condition, x, y)`` as a stack of the columns ``where(condition_j, x_j, y_j)``
+        when ``x`` or ``y`` is a stack of columns (a ``while`` state's new and old cells): what is
+        read of one column then reads that column alone, and the loop carries each column by
+        itself — XLA recovers neither from the whole (spec D48, "What XLA is given")."""
+        table = self._tracing.columns
+        hit = next((h for h in (table.get(id(x)), table.get(id(y))) if h is not None and (h[0] is x or h[0] is y)),
+                   None)
+        if hit is None or getattr(x, "shape", None) != getattr(y, "shape", None) or x.dtype != y.dtype:
+            return None
+        c = jnp.asarray(condition)
+        axis, m, ndim = hit[1], len(hit[2]), max(c.ndim, x.ndim)
+        if ndim != x.ndim:
+            return None
+        c = jnp.reshape(c, (1,) * (ndim - c.ndim) + c.shape)
+        xs, ys = columns(self, x, axis, m), columns(self, y, axis, m)
+        return self.stack([jnp.where(lax.index_in_dim(c, j if c.shape[axis] > 1 else 0, axis, keepdims=False),
+                                     xs[j], ys[j]) for j in range(m)], axis=axis)
 
     def astype(self, x, rep: str):
         if rep == OBJECT or _is_host(x):

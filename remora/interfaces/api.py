@@ -34,6 +34,8 @@ from .. import backends
 from ..backends.base import OBJECT, Backend
 from ..backends.numpy_backend import DTYPES, REP_OF_DTYPE
 from ..front import syntax as S
+from .compiled_calls import CompiledCalls, through
+from .input_messages import conversion_hint as _conversion_hint, subclass_message as _subclass_message
 from .session import EVALUATION_RECURSION_LIMIT, Session, deep_recursion, engine_on, make_engine, prelude_values
 from ..erasure.erase import erase, erase_form
 from ..errors import RemoraError, RemoraTypeError, Source, Span
@@ -93,7 +95,7 @@ def as_remora_array(name: str, value: Any, what: str | None = None, xp: Backend 
     if isinstance(value, float):
         return np.asarray(value, dtype=np.float64)
     if isinstance(value, np.ndarray) and type(value) not in (np.ndarray, np.memmap):
-        raise RemoraTypeError(_subclass_message(what, value), origin=origin)
+        raise RemoraTypeError(_subclass_message(what, value, isinstance(value, np.ma.MaskedArray)), origin=origin)
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         if array.dtype in BASE_OF_DTYPE:
@@ -107,29 +109,6 @@ def as_remora_array(name: str, value: Any, what: str | None = None, xp: Backend 
         f"{what} is a {type(value).__name__}; pass a NumPy array{library} or a Python int, float or bool",
         origin=origin,
     )
-
-
-def _conversion_hint(dtype: np.dtype) -> str:
-    """How to make an array of ``dtype`` a Remora array, when there is an obvious way."""
-    if dtype.kind == "f":
-        return "convert it explicitly, e.g. with .astype(numpy.float64)"
-    if dtype.kind in "iu":
-        return "convert it explicitly, e.g. with .astype(numpy.int64)"
-    if dtype.kind == "b":
-        return "convert it explicitly, e.g. with .astype(numpy.bool_)"
-    if dtype.kind == "c":
-        return "Remora has no complex numbers: pass the real and imaginary parts (.real, .imag) as two Float arrays"
-    return "convert it to one of these explicitly"
-
-
-def _subclass_message(what: str, value: np.ndarray) -> str:
-    """Why an ndarray subclass is refused: its data alone would not mean what the array means."""
-    kind = f"{type(value).__module__}.{type(value).__qualname__}"
-    if isinstance(value, np.ma.MaskedArray):
-        return (f"{what} is a masked array ({kind}): Remora arrays have no mask, and using the data without it "
-                "would change what it means; pass .filled(value) with the value masked entries should have")
-    return (f"{what} is a {kind}, a subclass of numpy.ndarray whose meaning a plain array may not keep; "
-            "pass numpy.asarray(...) of it if its plain data is what you mean")
 
 
 def _signature(arrays: list[Any]) -> tuple:
@@ -190,6 +169,10 @@ def _checked(source: str, signature: tuple):
 def evaluate(source: str, *, stdin: str = "", backend: str = backends.DEFAULT, **inputs: Any) -> Any:
     """Run ``source`` with ``inputs`` bound as variables; the value of its last form, computed on
     ``backend`` (contract §8)."""
+    if type(source) is str and type(stdin) is str and type(backend) is str:
+        call = _COMPILED_CALLS.get((source, stdin, backend), inputs.items())
+        if call is not None:  # (these inputs' types, dtypes and shapes were checked before)
+            return _output(call.xp, call(inputs))
     source = source_text(source, "remora.evaluate")
     if not isinstance(stdin, str):
         raise TypeError(f"remora.evaluate: stdin must be a str (the text read-nums reads), not {type(stdin).__name__}")
@@ -198,14 +181,16 @@ def evaluate(source: str, *, stdin: str = "", backend: str = backends.DEFAULT, *
     signature = tuple(sorted((k, *_signature([a])[0]) for k, a in arrays.items()))
     forms, last_type, keys = _checked(source, signature)
     if engine_on("plans", backend) != "plans":  # (another library specialises its own way)
-        return _evaluate_on(backend, forms, last_type, keys, arrays, stdin)
+        return _evaluate_on(backend, forms, last_type, keys, arrays, stdin, ((source, stdin, backend), list(inputs.items())))
     program = _Program.of(source, signature, forms, last_type)
     inputs_by_key = {key: program.xp.from_numpy(arrays[name]) for name, key in keys}
     return _output(program.xp, program.run(forms, inputs_by_key, stdin))
 
 
-def _evaluate_on(backend: str, forms: list, last_type: Type, keys: tuple, arrays: dict, stdin: str) -> Any:
-    """``remora.evaluate`` on a backend that is not planned: the forms run in a session of their own."""
+def _evaluate_on(backend: str, forms: list, last_type: Type, keys: tuple, arrays: dict, stdin: str,
+                 kept: tuple) -> Any:
+    """``remora.evaluate`` on a backend that is not planned: the forms run in a session of their
+    own (on a compiling backend, the call is kept as ``kept`` says: see :func:`through`)."""
     _refuse_functions(last_type, forms[-1].span, "the value of this program",
                       "remora.function(source) gives a Python callable for a function")
     xp = backends.get(backend)
@@ -223,8 +208,12 @@ def _evaluate_on(backend: str, forms: list, last_type: Type, keys: tuple, arrays
                 value = engine.eval_form(form)
         return value
 
-    value = xp.compile(forms[-1], run, {name: _engine_array(xp, a) for name, a in arrays.items()})
-    return _output(xp, value)
+    handed = {name: _engine_array(xp, a) for name, a in arrays.items()}
+    return _output(xp, through(_COMPILED_CALLS, *kept, xp, forms[-1], run, handed))
+
+
+#: the compiled calls :func:`evaluate` keeps, by (source, stdin, backend)
+_COMPILED_CALLS = CompiledCalls()
 
 
 class _Globals(dict):
@@ -361,6 +350,8 @@ class Function:
         #: by argument signature, the most recently used :attr:`SIGNATURES` kept: [the checked
         #: application, each argument's frame axes, the plan that ran last (tried first)]
         self._calls: OrderedDict[tuple, list] = OrderedDict()
+        #: on a compiling backend, the compiled calls kept by the arguments' fast signature
+        self._compiled_calls = CompiledCalls(self.SIGNATURES)
         #: the checker is one per Function: new signatures are checked one at a time
         self._checking = threading.Lock()
 
@@ -370,6 +361,10 @@ class Function:
 
     def __call__(self, *args: Any) -> Any:
         xp = self._xp
+        if self._compiled_calls:
+            call = self._compiled_calls.get(None, enumerate(args))
+            if call is not None:  # (these arguments' types, dtypes and shapes were checked before)
+                return _output(xp, call(dict(zip(_ARGUMENTS, args))))
         arrays = [a if type(a) is np.ndarray and a.dtype in BASE_OF_DTYPE
                   else as_remora_array(f"argument {i + 1}", a, f"argument {i + 1}", xp) for i, a in enumerate(args)]
         key = tuple([(a.dtype.char, a.shape) for a in arrays]) if self._planned else _signature(arrays)
@@ -387,10 +382,14 @@ class Function:
         engine = self._session.engine
         if not self._planned:
             env = {name: _engine_array(xp, a, k) for name, a, k in zip(_ARGUMENTS, arrays, entry[1])}
-            with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
-                # (one compiled function per argument signature on a compiling backend: ``app`` is
-                # this signature's own node)
-                return _output(xp, xp.compile(app, lambda values: engine.value(app, values), env))
+
+            def run(values: dict) -> Any:
+                with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
+                    return engine.value(app, values)
+
+            # (one compiled function per argument signature on a compiling backend: ``app`` is
+            # this signature's own node)
+            return _output(xp, through(self._compiled_calls, None, list(enumerate(args)), xp, app, run, env))
         env = dict(zip(_ARGUMENTS, map(xp.from_numpy, arrays)))
         plan = entry[2]
         if plan is not None:  # the plan that fitted last time: straight to it
@@ -501,6 +500,7 @@ def register(name: str, signature: str, fn: Callable[..., Any], variables: str =
         _define(name, signature, fn, sorts, doc)
         _checked.cache_clear()
         _Program._seen.clear()
+        _COMPILED_CALLS.clear()
 
 
 _REGISTERING = threading.Lock()

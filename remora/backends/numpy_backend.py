@@ -201,6 +201,8 @@ class NumpyBackend(Backend):
             order.insert(args[2] % args[0].ndim, order.pop(args[1] % args[0].ndim))
             order = tuple(order)
             return lambda x, source, destination: x.transpose(order)
+        if name == "asarray" and (len(args) == 1 or args[1] is None):
+            return np.asarray  # (its second argument is the dtype: None, as the engine's rep None)
         if name == "stack" and len(args) == 2 and args[1] == 0 and _alike(args[0]):
             return _stack_alike  # (a frame's cells: np.stack checks and reshapes each one)
         return getattr(self, name)

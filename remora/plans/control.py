@@ -124,9 +124,10 @@ class Site:
                     swapped.append((sym, sym.value))
                     sym.value = value
             tracer, running = self.tracer, self.engine._running
-            saved = (tracer.rec, tracer.held, tracer.app_stack, running.depth)
+            saved = (tracer.rec, tracer.held, tracer.app_stack, running.depth, tracer.owners)
             sub = Recording(tracer)
             tracer.rec, tracer.app_stack, running.depth = sub, list(self.app_stack), self.depth
+            tracer.owners = dict(tracer.owners)  # (what this part counts is let go with it)
             try:
                 params = [tracer.fresh(a) for a in args]
                 try:
@@ -152,7 +153,7 @@ class Site:
                 fn = _compile(sub, params, free, result, tracer.inner)
                 value = concrete(result)
             finally:
-                tracer.rec, tracer.held, tracer.app_stack, running.depth = saved
+                tracer.rec, tracer.held, tracer.app_stack, running.depth, tracer.owners = saved
                 for sym, value_ in swapped:
                     sym.value = value_
             self.syms.update(free)

@@ -347,11 +347,8 @@ class Function:
         self._xp = _backend(backend, "remora.function")
         self._session = Session(run=RunConfig(stdin=io.StringIO("")), backend=backend)
         self._planned = self._session.engine_name == "plans"
-        #: whether a call may go straight to the plan of its signature: arrays are the engine's
-        #: own on this backend (its ``from_numpy`` is the identity), so the arguments need no
-        #: conversion once their dtypes and shapes have matched a signature checked before
-        self._replays = (self._planned and type(self._xp).from_numpy is NumpyBackend.from_numpy
-                         and type(self._xp).to_user is NumpyBackend.to_user)
+        #: whether NumPy arrays are this backend's own (arguments need no conversion once seen)
+        self._replays = self._planned and type(self._xp).from_numpy is NumpyBackend.from_numpy
         typed = self._session.check_text(source, "<function>")
         if not typed:
             raise RemoraTypeError("the function source has no forms", Span(Source("<function>", source), 1, 1, 1, 2))
@@ -374,52 +371,28 @@ class Function:
         return f"remora.function({self.source!r}{backend}) : {self.type}"
 
     def __call__(self, *args: Any) -> Any:
-        xp = self._xp
-        if self._replays:  # a signature met before, its plan run last time: nothing else to decide
-            if len(args) == 1:
-                a = args[0]
-                key = ((a.dtype, a.shape),) if type(a) is np.ndarray else None
-            else:
-                key = tuple([(a.dtype, a.shape) if type(a) is np.ndarray else None for a in args])
-            entry = self._calls.get(key)
-            plan = None if entry is None else entry[2]
-            if plan is not None:
-                try:
-                    value = plan.run(self._session.engine.globals,
-                                     {_ARGUMENTS[0]: a} if len(args) == 1 else dict(zip(_ARGUMENTS, args)))
-                except Miss:
-                    pass
-                else:
-                    try:
-                        self._calls.move_to_end(key)
-                    except KeyError:  # (another thread let it go meanwhile)
-                        pass
-                    PLANS.stats["replayed"] += 1
-                    if type(value) is np.ndarray and not value.dtype.hasobject:
-                        return np.array(value)  # (NumPy's to_user: a copy the caller owns)
-                    return _output(xp, value)
-        arrays = [a if type(a) is np.ndarray and a.dtype in BASE_OF_DTYPE
-                  else as_remora_array(f"argument {i + 1}", a, f"argument {i + 1}", xp) for i, a in enumerate(args)]
-        key = tuple([(a.dtype, a.shape) for a in arrays]) if self._planned else _signature(arrays)
-        calls = self._calls
-        entry = calls.get(key)
+        xp = self._xp  # (NumPy arrays of a signature met before: nothing to convert, check or decide)
+        entry = self._calls.get(key := tuple([(a.dtype, a.shape) if type(a) is np.ndarray else None
+                                              for a in args])) if self._replays else None
         if entry is None:
-            entry = self._signature(key, arrays)
-        else:
-            try:
-                calls.move_to_end(key)
-            except KeyError:  # (another thread let it go meanwhile: it is still this call's)
-                pass
+            args = [a if type(a) is np.ndarray and a.dtype in BASE_OF_DTYPE
+                    else as_remora_array(f"argument {i + 1}", a, f"argument {i + 1}", xp) for i, a in enumerate(args)]
+            key = tuple([(a.dtype, a.shape) for a in args]) if self._planned else _signature(args)
+            entry = self._calls.get(key) or self._signature(key, args)
+        try:
+            self._calls.move_to_end(key)
+        except KeyError:  # (another thread let it go meanwhile: it is still this call's)
+            pass
         app = entry[0]
         # The arguments are this call's own environment: the engine is shared by every call.
         engine = self._session.engine
         if not self._planned:
-            env = {name: _engine_array(xp, a, k) for name, a, k in zip(_ARGUMENTS, arrays, entry[1])}
+            env = {name: _engine_array(xp, a, k) for name, a, k in zip(_ARGUMENTS, args, entry[1])}
             with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
                 # (one compiled function per argument signature on a compiling backend: ``app`` is
                 # this signature's own node)
                 return _output(xp, xp.compile(app, lambda values: engine.value(app, values), env))
-        env = dict(zip(_ARGUMENTS, map(xp.from_numpy, arrays)))
+        env = dict(zip(_ARGUMENTS, args if self._replays else map(xp.from_numpy, args)))
         plan = entry[2]
         if plan is not None:  # the plan that fitted last time: straight to it
             try:

@@ -599,6 +599,41 @@ def test_function_frame_axes_are_computed_once_per_signature(monkeypatch):
     assert len(calls) == 1
 
 
+def test_function_replay_of_a_seen_signature_converts_nothing(monkeypatch):
+    """A call whose arguments are NumPy arrays of a signature met before, whose plan ran last
+    time, goes straight to that plan: no argument conversion (``as_remora_array``), no backend
+    ``from_numpy`` — decided once per signature — and still a result the caller owns."""
+    from remora.backends.numpy_backend import NumpyBackend
+
+    f = remora.function(NORM)
+    x = np.array([3.0, 4.0, 12.0])
+    assert f(x) == 13.0 and f(x) == 13.0  # (checked and planned, then replayed once)
+    seen = Counter(monkeypatch, remora.interfaces.api, "as_remora_array")
+    into = Counter(monkeypatch, NumpyBackend, "from_numpy")
+    results = [f(np.array([float(i), 0.0, 0.0])) for i in range(5)]
+    assert [float(r) for r in results] == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert (seen.calls, into.calls) == (0, 0)
+    results[1][...] = 99.0  # (the caller's own array)
+    assert float(f(np.array([0.0, 1.0, 0.0]))) == 1.0
+
+
+def test_function_replay_fast_path_leaves_other_arguments_to_the_checks():
+    """Arguments that only look like a seen signature (a byte-swapped float64, a NumPy scalar, a
+    list) are converted or refused as on a first call, after that signature replayed."""
+    f = remora.function("(λ ((v (Arr Float (Shp 3)))) (+ v 1.0))")
+    assert f(np.array([1.0, 2.0, 3.0])).tolist() == [2.0, 3.0, 4.0]
+    assert f(np.array([1.0, 2.0, 3.0])).tolist() == [2.0, 3.0, 4.0]
+    with pytest.raises(remora.RemoraTypeError, match="dtype >f8"):
+        f(np.array([1.0, 2.0, 3.0], dtype=">f8"))  # (refused, as on a first call)
+    with pytest.raises(remora.RemoraTypeError, match="is a list"):
+        f([5.0, 6.0, 7.0])
+    g = remora.function("(λ ((x [Float])) (* x 2.0))")
+    assert float(g(np.asarray(1.5))) == 3.0 and float(g(np.asarray(1.5))) == 3.0
+    assert float(g(np.float64(2.5))) == 5.0 and float(g(2.5)) == 5.0
+    with pytest.raises(remora.RemoraTypeError):
+        f(np.array([1, 2, 3]))  # (an Int vector: a new signature, and a type error)
+
+
 def test_evaluate_does_not_reparse_same_source(counters):
     source = f"; {uuid.uuid4().hex}\n(+ x 1)"
     remora.evaluate(source, x=np.arange(3))

@@ -241,3 +241,17 @@ def test_a_site_whose_value_is_unused_still_runs_its_checks(kind):
     assert f(np.array([1, 1, 1])) == 1 and f(np.array([0, 1, 0])) == 1  # (traced, then replayed)
     with pytest.raises(remora.RemoraRuntimeError, match="Int division by zero"):
         f(np.array([5, 0, 0]))
+
+
+def test_a_plan_converts_an_atom_to_an_array_with_numpy_itself():
+    """The engine's ``asarray(x, None)`` (an atom a reduction made, as a 0-d array) is NumPy's
+    own ``asarray`` in a plan — not a backend method around it — and still makes the 0-d array."""
+    f = remora.function("(Iλ ((n Dim)) (λ ((v (Arr Float (Shp n)))) (sqrt (sum (* v v)))))")
+    x = np.array([3.0, 4.0, 12.0])
+    assert f(x) == 13.0 and f(x) == 13.0
+    (source,) = [p.source for p in (entry[2] for entry in f._calls.values()) if p is not None]
+    assert "asarray" in source and "xp.asarray(v3, None)" not in source, source
+    special = NUMPY.specialise("asarray", (np.float64(2.0), None))
+    assert special is np.asarray
+    made = special(np.float64(2.0), None)
+    assert type(made) is np.ndarray and made.shape == () and made.dtype == np.float64

@@ -348,3 +348,30 @@ def test_a_trace_that_would_hold_too_much_memory_runs_dynamically(monkeypatch):
     assert _delta(before)["dynamic"] == 1 and _delta(before)["traced"] == 0
     assert "MiB of intermediate arrays" in PLANS.last_refusal
     assert got[:8].tolist() == [0, 1, 7, 2, 5, 8, 16, 3]
+
+
+PATHFINDER = """
+(define (pathfinder (wall (Arr Int (Shp 40 3000))))
+  (fold (λ ((row [Int 3000]) (best [Int 3000]))
+          (+ row (min best (min (append [(head best)] (curtail best)) (append (behead best) [(tail best)])))))
+        (tail wall)
+        (curtail wall)))
+(pathfinder wall)
+"""
+
+
+def test_views_of_an_input_do_not_count_against_the_trace_budget(monkeypatch):
+    """A fold over the rows of a large input (``curtail wall``: a view of almost all of it) holds
+    no new memory for that view: the trace counts each array's memory once, by the array that
+    owns it, and the input's not at all — the form is planned (before: run dynamically)."""
+    from remora.plans import trace
+
+    wall = np.random.default_rng(6).integers(0, 10, (40, 3000))  # 960 000 bytes
+    best = wall[-1]
+    for row in wall[-2::-1]:
+        best = row + np.minimum(best, np.minimum(np.r_[best[:1], best[:-1]], np.r_[best[1:], best[-1:]]))
+    monkeypatch.setattr(trace, "TRACE_BYTES", 600_000)  # (the steps' own arrays: some 100 KB)
+    before = _stats()
+    assert remora.evaluate(PATHFINDER, wall=wall).tolist() == best.tolist()
+    assert remora.evaluate(PATHFINDER, wall=wall).tolist() == best.tolist()
+    assert _delta(before) == {"traced": 1, "replayed": 1, "dynamic": 0, "missed": 0}

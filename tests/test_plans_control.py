@@ -175,3 +175,66 @@ def test_if_and_while_nested_agree_with_the_reference_engine():
     (halve-odd [1 100 37 12 999 10 11])
     """
     assert eval_value(source) == "[1 6 9 6 7 10 10]"
+
+
+def _counting(monkeypatch, names: tuple) -> dict:
+    """The NumPy backend's ``names`` counted (calls made from now on, by name)."""
+    import inspect
+
+    from remora.backends.numpy_backend import NumpyBackend
+
+    counts = dict.fromkeys(names, 0)
+    for name in names:
+        raw = inspect.getattr_static(NumpyBackend, name)
+        static = isinstance(raw, staticmethod)
+        fn = raw.__func__ if static else raw
+
+        def counted(*args, _fn=fn, _name=name, **kw):
+            counts[_name] += 1
+            return _fn(*args, **kw)
+
+        monkeypatch.setattr(NumpyBackend, name, staticmethod(counted) if static else counted)
+    return counts
+
+
+def test_a_while_round_where_cells_stop_gathers_the_state_once(monkeypatch):
+    """A round in which some cells stop takes the positions and the state once each (one index:
+    running, padding, stopped), pads with a slice of one zeros array made once per ``while`` (not
+    a new ``full`` per round), and writes the stopped cells out with one ``scatter``."""
+    count = remora.function(COLLATZ)
+    data = np.arange(1, 301, dtype=np.int64)
+    expected = [_collatz(int(n)) for n in data]
+    assert count(data).tolist() == expected  # traced: every bucket met
+    counts = _counting(monkeypatch, ("take", "full", "scatter"))
+    before = _stats()
+    assert count(data).tolist() == expected
+    assert _delta(before) == {"traced": 0, "replayed": 1, "dynamic": 0, "missed": 0}
+    stop_rounds = len(set(expected))  # (a round where some cell stops: one per distinct count)
+    assert counts["scatter"] == stop_rounds
+    assert counts["take"] <= 3 * stop_rounds  # positions, state, padding (before: 4 and a full)
+    assert counts["full"] <= 9  # (the zeros only grow, by powers of two: log₂ of the largest padding)
+
+
+def test_a_while_site_part_is_simplified_like_a_plan():
+    """Each bucket of a ``while``'s condition and step is compiled from its simplified recording:
+    the engine's identity reshapes (one call per round each) are not in it."""
+    from remora.plans import codegen
+
+    texts: list[str] = []
+    original = codegen.Source.text
+
+    def text(self):
+        made = original(self)
+        texts.append(made)
+        return made
+
+    count = remora.function(COLLATZ)
+    try:
+        codegen.Source.text = text
+        data = np.arange(1, 51, dtype=np.int64)
+        assert count(data).tolist() == [_collatz(int(n)) for n in data]
+    finally:
+        codegen.Source.text = original
+    parts = [t for t in texts if t.startswith("def bucket")]
+    assert parts  # (Collatz's condition and step reshape nothing but to the shape they have)
+    assert not [t for t in parts if "xp.reshape(" in t]

@@ -220,6 +220,8 @@ class NumpyBackend(Backend):
             order.insert(args[2] % args[0].ndim, order.pop(args[1] % args[0].ndim))
             order = tuple(order)
             return lambda x, source, destination: x.transpose(order)
+        if name == "asarray" and (len(args) == 1 or args[1] is None):
+            return np.asarray  # (its second argument is the dtype: None, as the engine's rep None)
         if name == "stack" and len(args) == 2 and args[1] == 0 and _alike(args[0]):
             return _stack_alike  # (a frame's cells: np.stack checks and reshapes each one)
         return getattr(self, name)
@@ -242,13 +244,21 @@ class NumpyBackend(Backend):
 
     moveaxis = staticmethod(np.moveaxis)
 
-    permute_dims = staticmethod(np.transpose)
+    @staticmethod
+    def permute_dims(x, axes):
+        return x.transpose(axes)  # (the method: np.transpose's dispatch costs more than the view)
 
     flip = staticmethod(np.flip)
 
     roll = staticmethod(np.roll)
 
-    take = staticmethod(np.take)
+    @staticmethod
+    def take(x, indices, axis):
+        return x.take(indices, axis=axis)  # (the method, as permute_dims: a loop round's gathers)
+
+    @staticmethod
+    def nonzero(x):
+        return x.nonzero()
 
     take_along_axis = staticmethod(np.take_along_axis)
 

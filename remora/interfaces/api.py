@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import backends
 from ..backends.base import OBJECT, Backend
-from ..backends.numpy_backend import DTYPES, REP_OF_DTYPE
+from ..backends.numpy_backend import DTYPES, REP_OF_DTYPE, NumpyBackend
 from ..front import syntax as S
 from .compiled_calls import CompiledCalls, through
 from .input_messages import conversion_hint as _conversion_hint, subclass_message as _subclass_message
@@ -336,6 +336,8 @@ class Function:
         self._xp = _backend(backend, "remora.function")
         self._session = Session(run=RunConfig(stdin=io.StringIO("")), backend=backend)
         self._planned = self._session.engine_name == "plans"
+        #: whether NumPy arrays are this backend's own (arguments need no conversion once seen)
+        self._replays = self._planned and type(self._xp).from_numpy is NumpyBackend.from_numpy
         typed = self._session.check_text(source, "<function>")
         if not typed:
             raise RemoraTypeError("the function source has no forms", Span(Source("<function>", source), 1, 1, 1, 2))
@@ -360,23 +362,23 @@ class Function:
         return f"remora.function({self.source!r}{backend}) : {self.type}"
 
     def __call__(self, *args: Any) -> Any:
-        xp = self._xp
+        xp = self._xp  # (NumPy arrays of a signature met before: nothing to convert, check or decide)
         if self._compiled_calls:
             call = self._compiled_calls.get(None, enumerate(args))
             if call is not None:  # (these arguments' types, dtypes and shapes were checked before)
                 return _output(xp, call(dict(zip(_ARGUMENTS, args))))
-        arrays = [a if type(a) is np.ndarray and a.dtype in BASE_OF_DTYPE
-                  else as_remora_array(f"argument {i + 1}", a, f"argument {i + 1}", xp) for i, a in enumerate(args)]
-        key = tuple([(a.dtype.char, a.shape) for a in arrays]) if self._planned else _signature(arrays)
-        calls = self._calls
-        entry = calls.get(key)
+        arrays = args
+        entry = self._calls.get(key := tuple([(a.dtype, a.shape) if type(a) is np.ndarray else None
+                                              for a in args])) if self._replays else None
         if entry is None:
-            entry = self._signature(key, arrays)
-        else:
-            try:
-                calls.move_to_end(key)
-            except KeyError:  # (another thread let it go meanwhile: it is still this call's)
-                pass
+            arrays = [a if type(a) is np.ndarray and a.dtype in BASE_OF_DTYPE
+                      else as_remora_array(f"argument {i + 1}", a, f"argument {i + 1}", xp) for i, a in enumerate(args)]
+            key = tuple([(a.dtype, a.shape) for a in arrays]) if self._planned else _signature(arrays)
+            entry = self._calls.get(key) or self._signature(key, arrays)
+        try:
+            self._calls.move_to_end(key)
+        except KeyError:  # (another thread let it go meanwhile: it is still this call's)
+            pass
         app = entry[0]
         # The arguments are this call's own environment: the engine is shared by every call.
         engine = self._session.engine
@@ -390,7 +392,7 @@ class Function:
             # (one compiled function per argument signature on a compiling backend: ``app`` is
             # this signature's own node)
             return _output(xp, through(self._compiled_calls, None, list(enumerate(args)), xp, app, run, env))
-        env = dict(zip(_ARGUMENTS, map(xp.from_numpy, arrays)))
+        env = dict(zip(_ARGUMENTS, arrays if self._replays else map(xp.from_numpy, arrays)))
         plan = entry[2]
         if plan is not None:  # the plan that fitted last time: straight to it
             try:

@@ -129,7 +129,7 @@ def record(engine: Frames, body: Callable[[Frames, dict], Any], locals_: dict, g
     plan = _generate(tracer, tracing, env, value)
     # The plan may keep the tracer (a `while`/`if` site traces new buckets at replay): not the
     # recording, whose steps hold every intermediate array of the trace.
-    tracer.rec, tracer.recipes = Recording(tracer), {}
+    tracer.rec, tracer.recipes, tracer.owners = Recording(tracer), {}, {}
     return settled, plan
 
 

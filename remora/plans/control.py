@@ -28,6 +28,7 @@ import threading
 from typing import Any, Callable
 
 from .codegen import Source, _defined, _free_syms, emit_steps, literal
+from .peephole import simplify
 from .trace import Miss, Recording, Step, Sym, TracingBackend, Untraceable, _is_object, concrete
 
 #: compiled variants kept per sub-computation and bucket (each for one outcome of its guards)
@@ -92,7 +93,9 @@ class Site:
         """``fns[which]`` on ``args`` (concrete arrays, the first one's length the bucket): a
         compiled variant that fits, or a new trace.  ``F`` is None while the plan is traced."""
         key = (which, args[0].shape[0])  # (the other arguments' shapes follow from the bucket)
-        variants = self.table.setdefault(key, [])
+        variants = self.table.get(key)
+        if variants is None:
+            variants = self.table.setdefault(key, [])
         free = F if F is not None else {name: s.value for name, s in self.syms.items()}
         for fn in variants:
             try:
@@ -121,9 +124,10 @@ class Site:
                     swapped.append((sym, sym.value))
                     sym.value = value
             tracer, running = self.tracer, self.engine._running
-            saved = (tracer.rec, tracer.held, tracer.app_stack, running.depth)
+            saved = (tracer.rec, tracer.held, tracer.app_stack, running.depth, tracer.owners)
             sub = Recording(tracer)
             tracer.rec, tracer.app_stack, running.depth = sub, list(self.app_stack), self.depth
+            tracer.owners = dict(tracer.owners)  # (what this part counts is let go with it)
             try:
                 params = [tracer.fresh(a) for a in args]
                 try:
@@ -149,7 +153,7 @@ class Site:
                 fn = _compile(sub, params, free, result, tracer.inner)
                 value = concrete(result)
             finally:
-                tracer.rec, tracer.held, tracer.app_stack, running.depth = saved
+                tracer.rec, tracer.held, tracer.app_stack, running.depth, tracer.owners = saved
                 for sym, value_ in swapped:
                     sym.value = value_
             self.syms.update(free)
@@ -171,13 +175,19 @@ class Site:
 
 
 def _compile(sub: Recording, params: list, free: dict, result, xp) -> Callable:
-    """A bucket's recording as ``bucket(F, *params)``, its free traced arrays read from ``F``."""
+    """A bucket's recording as ``bucket(F, *params)``, its free traced arrays read from ``F``.
+    Simplified as a plan is (peephole): it runs once per round, so each identity ``reshape`` the
+    engine made costs a call per round, and its temporaries may take later results (``out=``)."""
     src = Source(xp)
     src.emit(0, f"def bucket(F, {', '.join(p.name for p in params)}):")
+    steps, result = simplify(sub.steps, result, xp)
+    used: dict[str, Sym] = {}
+    _free_syms(steps, {p.name for p in params}, used)
     for name in free:
-        src.emit(1, f"{name} = F[{name!r}]")
+        if name in used or (type(result) is Sym and result.name == name):
+            src.emit(1, f"{name} = F[{name!r}]")
     scope = set(free) | {p.name for p in params}
-    emit_steps(sub.steps, src, 1, scope)
+    emit_steps(steps, src, 1, scope, keep=result)
     src.emit(1, f"return xp.asarray({literal(result, src, scope)})")
     namespace = dict(src.ns)
     exec(compile(src.text(), "<remora plan bucket>", "exec"), namespace)
@@ -190,25 +200,40 @@ def _compile(sub: Recording, params: list, free: dict, result, xp) -> Callable:
 
 def while_rounds(site: Site, F: dict | None, init):
     """``init``'s cells (items) iterated, each until its condition (``fns[0]``) fails, by the
-    step (``fns[1]``) — both applied to the running cells only, padded to their bucket."""
+    step (``fns[1]``) — both applied to the running cells only, padded to their bucket.
+
+    A round in which some cells stop gathers once: one index (the running cells, their padding,
+    then the stopped cells) takes the positions and the states; the first part runs on, the rest
+    is written out with one ``scatter``.  What does not change from round to round (the backend's
+    functions, the padding's source) is looked up once per ``while``, not per round."""
     xp = site.tracer.inner
     n = init.shape[0]
     positions, current, m = xp.arange(n), init, n
     out = xp.empty(init.shape, xp.rep(init))
-    not_ = xp.elementwise("logical_not")
+    nonzero, take, scatter, concat = xp.nonzero, xp.take, xp.scatter, xp.concat
+    not_ = zeros = None
     while True:
         flags = site.call(0, F, (positions, current))
         if m < flags.shape[0]:
             flags = flags[:m]  # (the padding's flags are its first cell's)
-        running = xp.nonzero(flags)[0]
+        running = nonzero(flags)[0]
         k = running.shape[0]
         if k < m:
-            stopped = xp.nonzero(not_(flags))[0]
-            out = xp.scatter(out, xp.take(positions, stopped, 0), _take(xp, current, stopped))
+            if not_ is None:
+                not_ = xp.specialise("logical_not", (flags,))
+            stopped = nonzero(not_(flags))[0]
             if k == 0:
-                return out
-            running = _pad(xp, running, bucket(k, n))
-            positions, current, m = xp.take(positions, running, 0), _take(xp, current, running), k
+                return scatter(out, take(positions, stopped, 0), _take(xp, current, stopped))
+            size = bucket(k, n)
+            if size == k:
+                order = concat([running, stopped])
+            else:  # padded with copies of the first running cell: a gather by a slice of zeros
+                if zeros is None or zeros.shape[0] < size - k:
+                    zeros = xp.full((1 << (size - k).bit_length(),), 0, "Int")
+                order = concat([running, take(running, zeros[: size - k], 0), stopped])
+            positions, current = take(positions, order, 0), _take(xp, current, order)
+            out = scatter(out, positions[size:], current[size:])
+            positions, current, m = positions[:size], current[:size], k
         current = site.call(1, F, (positions, current))
 
 

@@ -260,6 +260,16 @@ class Recording:
         self.params = params  # names bound on entry (inputs; a loop step's counter and accumulator)
 
 
+def _owner(x):
+    """The array whose memory ``x`` uses: ``x`` itself, or the array it is a view of (NumPy's
+    ``base``; an array over another object's buffer is its own owner)."""
+    while True:
+        base = getattr(x, "base", None)
+        if base is None or getattr(base, "nbytes", None) is None:
+            return x
+        x = base
+
+
 class TracingBackend(Backend):
     """A backend that carries out every call on ``inner`` and records those on traced arrays."""
 
@@ -271,6 +281,9 @@ class TracingBackend(Backend):
         self.trace_loop = trace_loop  # (loops.trace_loop: the loop kernels, traced)
         self.count = 0
         self.held = 0  # bytes of the recorded steps' values (see _hold)
+        #: the arrays whose memory ``held`` counts, or the inputs' (by id, kept referenced so that
+        #: an id is not reused meanwhile): a view holds no memory of its own (see _hold)
+        self.owners: dict[int, Any] = {}
         self.rec = Recording(self)
         self.app_stack: list[tuple] = []  # (span, callee) of the applications under way
         #: each folded constant's making, by id: (the constant, the function, its arguments)
@@ -283,6 +296,8 @@ class TracingBackend(Backend):
         return Sym(value, f"v{self.count}", rec or self.rec)
 
     def input(self, value) -> Sym:
+        owner = _owner(value)
+        self.owners[id(owner)] = owner  # (the caller's memory: a view of it holds nothing new)
         return self.fresh(value)
 
     def call(self, label: str, fn: Callable, args: tuple, shape_guard: bool = False, fresh: bool = False):
@@ -311,9 +326,15 @@ class TracingBackend(Backend):
         """Count what a trace keeps alive: every recorded step's value stays referenced until the
         plan is made, so a long data-dependent loop (a ``while`` over 10⁶ cells for hundreds of
         steps) would hold all its intermediate arrays at once — gigabytes.  Past
-        :data:`TRACE_BYTES` the form is evaluated dynamically instead (which frees them as it goes)."""
-        results = result if type(result) is tuple else (result,)
-        self.held += sum(_kept_bytes(r) for r in results)
+        :data:`TRACE_BYTES` the form is evaluated dynamically instead (which frees them as it goes).
+        A view (``tail``, ``curtail``, a transposition of an input or of an earlier result) is
+        counted as the memory it shares, once: a fold over the rows of a large input must not
+        count the whole input again for each view of it."""
+        for r in result if type(result) is tuple else (result,):
+            owner = _owner(r)
+            if id(owner) not in self.owners:
+                self.owners[id(owner)] = owner
+                self.held += getattr(owner, "nbytes", 0)
         if self.held > TRACE_BYTES:
             raise Untraceable(f"its trace would hold more than {TRACE_BYTES >> 20} MiB of intermediate arrays")
 
@@ -434,17 +455,6 @@ class TracingBackend(Backend):
 
     def scan(self, n, step, init, axis):
         return self.trace_loop(self, "scan", n, step, init, axis)
-
-
-def _kept_bytes(x) -> int:
-    """The bytes ``x`` keeps alive: no more than the array it views holds — a vector broadcast
-    over a large frame (a triangle's 8·10⁶ rows each viewing one 4000-vector) reports the
-    frame's ``nbytes`` (256 GB) but keeps only the vector."""
-    kept = getattr(x, "nbytes", 0)
-    root = x
-    while getattr(root, "base", None) is not None:
-        root = root.base
-    return min(kept, getattr(root, "nbytes", kept)) if root is not x else kept
 
 
 def _failing_at(fail: Callable) -> Callable:

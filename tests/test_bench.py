@@ -26,3 +26,13 @@ def test_quick_mode_runs(capsys):
 def test_every_workload_has_a_sweep_ending_at_its_large_size():
     for w in WORKLOADS:
         assert w.sweep == tuple(sorted(w.sweep)) and w.sweep[-1] == w.large, w.name
+
+
+def test_the_checker_bench_checks_every_example_with_its_inputs():
+    """``python -m bench check`` checks the examples; one reading a data file (kmeans) needs its
+    NAME=PATH input bound, as on the command line — it crashed on an unbound variable."""
+    from bench import checker
+
+    examples = sorted((checker.ROOT / "examples").glob("*.rem"))
+    assert any(checker.example_inputs(p) for p in examples)
+    assert checker.examples_check_time(examples, repeat=1) > 0

@@ -615,3 +615,20 @@ def test_a_ragged_layout_costs_a_bounded_number_of_computations(source):
 
     counts = [computations(distinct) for distinct in (2, 16)]
     assert counts[0] == counts[1] <= 4  # (the filter's mask, the unboxing's check, the layout, an Int sum's)
+
+
+def test_a_while_state_of_some_megabytes_lives_in_the_client_too():
+    """D49 "Loops": a `while` decides on the host every round, so a state left on the cluster costs
+    a round trip per round (Collatz over 10⁶ cells, 16 MB: over 15 minutes on 2 workers); one of up
+    to 64 MiB is brought into the client once — more than the 1 MiB a `fold`'s or `iterate`'s
+    state may be, which decides nothing and stays lazy on the cluster."""
+    source = """(define (step (s [Int 2])) [(- (head s) 1) (+ 1 (tail s))])
+                (define (count (k [Int])) (tail (while (λ ((s [Int 2])) (> (head s) 0)) step [k 0])))
+                (count n)"""
+
+    def run(rounds):
+        n = np.arange(2**17) % (rounds + 1)  # (a state of 2 MiB: 2¹⁷ cells of 2 Ints)
+        out = remora.evaluate(source, n=da.from_array(n, chunks=-1), backend="dask")
+        np.testing.assert_array_equal(out.compute() if hasattr(out, "compute") else out, n)
+
+    assert _computes(lambda: run(3)) == _computes(lambda: run(12))

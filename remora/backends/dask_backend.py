@@ -180,13 +180,17 @@ _STEP_TASKS = 32
 #: transfer costs less than one round trip to a cluster, and every later step, check and
 #: ``while`` flag is then NumPy's work in the client, with no round trip at all (D49 "Loops")
 _LOCAL_BYTES = 2**20
+#: a ``while`` state may be larger: each round decides on the host whether to go on, so on the
+#: cluster every round is a round trip (Collatz over 10⁶ cells, a 16 MB state: over 15 minutes),
+#: while one transfer of 64 MiB costs a few round trips (D49 "Loops")
+_WHILE_BYTES = 64 * 2**20
 
 
-def _local(x) -> bool:
-    """Whether the loop state ``x`` is small enough to live in the client (:data:`_LOCAL_BYTES`).
+def _local(x, limit: int = _LOCAL_BYTES) -> bool:
+    """Whether the loop state ``x`` is small enough (``limit`` bytes) to live in the client.
     Only one whose leading (frame) axis is one block: blocks a user gave, or that the chunking
     rule cut, are kept (a state built by joining cells is cut along its cell axes, harmlessly)."""
-    return is_dask(x) and (x.ndim == 0 or x.numblocks[0] == 1) and x.nbytes <= _LOCAL_BYTES
+    return is_dask(x) and (x.ndim == 0 or x.numblocks[0] == 1) and x.nbytes <= limit
 
 
 def _fetched(x) -> np.ndarray:
@@ -542,7 +546,7 @@ class DaskBackend(NumpyBackend):
     def settle(self, x, like=None):
         if not is_dask(x):
             return x
-        if _local(x):  # (then every later round is the client's: no round trip per round)
+        if _local(x, _WHILE_BYTES):  # (then every later round is the client's: no round trip per round)
             return _fetched(x)
         with _Quiet():  # (every step: the loop computes its flags from this state right away)
             return x.persist()

@@ -181,7 +181,7 @@ _STEP_TASKS = 32
 #: ``while`` flag is then NumPy's work in the client, with no round trip at all (D49 "Loops")
 _LOCAL_BYTES = 2**20
 #: a ``while`` state may be larger: each round decides on the host whether to go on, so on the
-#: cluster every round is a round trip (Collatz over 10⁶ cells, a 16 MB state: over 15 minutes),
+#: cluster every round is a round trip (Collatz over 10⁶ cells, a 16 MB state: 838 s against 36 s),
 #: while one transfer of 64 MiB costs a few round trips (D49 "Loops")
 _WHILE_BYTES = 64 * 2**20
 

@@ -172,19 +172,13 @@ def check(source: str, **inputs: Any) -> Type:
     return _checked(source, tuple(sorted((k, a.dtype.char, a.shape) for k, a in arrays.items())))[1]
 
 
-def _like(shape: tuple, char: str) -> np.ndarray:
-    """An array of ``shape`` and dtype ``char`` for its type alone, holding one atom: an input may
-    be larger than this process's memory (a Dask array on a cluster)."""
-    return np.broadcast_to(np.empty((), dtype=np.dtype(char)), shape)
-
-
 @lru_cache(maxsize=256)
 def _checked(source: str, signature: tuple):
     """Parse, check and erase ``source`` once per input signature: (erased forms, last type,
     the key each input is declared under — a run supplies the inputs' values by these)."""
     session = Session(run=RunConfig(stdin=io.StringIO("")))
-    keys = tuple(
-        (name, session.declare(name, type_of_array(_like(shape, char))))
+    keys = tuple(  # (one atom seen at the shape: an input may be larger than this process's memory)
+        (name, session.declare(name, type_of_array(np.broadcast_to(np.empty((), np.dtype(char)), shape))))
         for name, char, shape in signature
     )
     typed = session.check_text(source, "<source>")

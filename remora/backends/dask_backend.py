@@ -44,7 +44,7 @@ import dask.array as da
 import numpy as np
 
 from . import host
-from .dask_failures import reported
+from .dask_failures import failure
 from .dask_files import FileBlocks, file_source
 from .dask_operands import ELEMENTWISE, compacted, mixed
 from .base import OBJECT
@@ -248,7 +248,9 @@ class _Quiet:
         self._warnings.__exit__(*exc)
         self._errors.__exit__(*exc)
         self._config.__exit__(*exc)
-        reported().__exit__(*exc)  # (a killed worker, a block too large: a located error, not a crash)
+        error = None if exc[1] is None else failure(exc[1])
+        if error is not None:  # (a killed worker, a block too large: a located error, not a crash)
+            raise error from exc[1]
 
 
 class DaskBackend(NumpyBackend):

@@ -4,7 +4,7 @@ A computation on a cluster can fail for reasons that are not the program's: a wo
 going over its memory limit (``KilledWorker``), a block too large to allocate (``MemoryError``),
 the connection to the scheduler lost, a computation cancelled.  These reached the command line
 as "internal error" — as if remora had a bug.  They are raised instead as a
-:class:`~remora.errors.RemoraBackendError` naming the backend and the cause; the session locates
+:class:`~remora.errors.RemoraBackendError` naming the backend and the cause; ``errors.located_at`` locates
 it at the form whose value was being computed (a Dask value has no finer source position: its
 tasks run long after the expression that built them).
 """
@@ -12,8 +12,6 @@ tasks run long after the expression that built them).
 from __future__ import annotations
 
 import concurrent.futures
-from typing import Any
-
 from ..errors import RemoraBackendError
 
 #: what each kind of failure means, for the message
@@ -49,15 +47,3 @@ def failure(exc: BaseException) -> RemoraBackendError | None:
     cause = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
     return RemoraBackendError(f"the dask backend failed computing this value: {kind} ({cause})")
 
-
-class reported:
-    """Around a computation: a failure of the Dask machinery re-raised as :func:`failure`'s error."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
-        error = None if exc is None else failure(exc)
-        if error is not None:
-            raise error from exc
-        return False

@@ -33,13 +33,11 @@ from .workloads import agree, machine
 #: each worker's memory limit in the timed runs: a workload that would hold more (a broadcast
 #: held whole) fails as a row instead of taking the shared machine's memory
 WORKER_MEMORY = 4 * 2**30
-#: workloads run at a smaller size than their large one, and why: each step of their loop is a
-#: round trip to the scheduler (a check of the running cells computed, or the step's state
-#: persisted — D49), so the large size's 10⁶ steps would take hours on any cluster
+#: workloads run at a smaller size than their large one, and why (Collatz and Pathfinder run at
+#: their large size since a `while` state of up to 64 MiB lives in the client and a NumPy input
+#: is sent to the cluster once — D49; measured 2026-11-24)
 DASK_SIZES = {
-    "Collatz (while)": (10_000, "kept at the size measured before its state lived in the client (D49)"),
-    "fold of a λ": (1_000, "10⁶ sequential steps, each a Dask graph (the loop persists its state)"),
-    "Pathfinder": (10_000, "the 800 MB wall, in the client's memory, travels with each of the 100 steps' graphs"),
+    "fold of a λ": (1_000, "10⁶ sequential steps: not measured at the large size"),
 }
 #: the out-of-core case: workers of this much memory, a file four times as large
 SMALL_WORKER = 256 * 2**20

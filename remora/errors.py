@@ -9,6 +9,9 @@ counterexamples).  A Python traceback reaching a user is a bug.
 
 from __future__ import annotations
 
+import contextlib
+from typing import Iterator
+
 from .records import record
 
 
@@ -104,6 +107,22 @@ class RemoraTypeError(RemoraError):
 
 class RemoraRuntimeError(RemoraError):
     """A well-typed program failed while running (division by zero, resource limit, ...)."""
+
+
+class RemoraBackendError(RemoraRuntimeError):
+    """The array library a program runs on failed (a Dask worker killed, a block too large to
+    allocate): not the program's mistake, but reported at the form whose value was being computed."""
+
+
+@contextlib.contextmanager
+def located_at(span: Span | None) -> Iterator[None]:
+    """A :class:`RemoraBackendError` raised inside located at ``span`` (the form or application
+    whose value was being computed: a Dask value's tasks run long after the expression that built
+    them, so that is the finest place to name)."""
+    try:
+        yield
+    except RemoraBackendError as err:
+        raise err.with_span(span)
 
 
 def span_text(span: Span, limit: int = 60) -> str:

@@ -510,3 +510,125 @@ def test_a_numpy_input_is_sent_to_the_cluster_once(cluster):
         assert not any(isinstance(v, np.ndarray) for v in graph.values())
         out = remora.evaluate("(iterate (λ ((r [Float 64])) (+ r 1.0)) 3 v)", v=np.ones((64, 64)), backend="dask")
         np.testing.assert_array_equal(out.compute(), np.full((64, 64), 4.0))
+
+
+JACOBI = """(define jacobi-step
+              (Iλ ((n Dim))
+                (λ ((x (Arr Float (Shp (+ n 1)))))
+                  (let ((left (append [(head x)] (curtail x))) (right (append (behead x) [(tail x)])))
+                    (/ (+ left (+ x right)) 3.0)))))
+            (iterate jacobi-step 4 xs)"""
+
+
+def _shipped_per_step(monkeypatch, run) -> list[int]:
+    """The bytes of NumPy data each step of a loop embeds in its graph (what the graph carries to
+    the cluster besides the keys of what is already there)."""
+    from remora.backends import dask_backend
+
+    shipped, bounded = [], dask_backend._bounded
+
+    def counting(acc, init):
+        if dask_backend.is_dask(acc):
+            graph = dict(acc.__dask_graph__())
+            shipped.append(sum(v.nbytes for v in graph.values() if isinstance(v, np.ndarray)))
+        return bounded(acc, init)
+
+    monkeypatch.setattr(dask_backend, "_bounded", counting)
+    run()
+    return shipped
+
+
+@pytest.mark.parametrize("n", [2**18, 2**20])
+def test_a_loop_step_ships_no_numpy_array_the_size_of_its_frame(cluster, monkeypatch, n):
+    """D49 "Where work runs": a literal broadcast to a frame (Jacobi's ``3.0`` at the shape of the
+    state) was a NumPy view handed to Dask whole — pickled at the frame's size into every step's
+    graph (15 MiB a step at 2·10⁶ cells).  A NumPy operand now meets a Dask one as the atoms it
+    holds, so a step ships a few bytes whatever the frame's size (the state, above the 1 MiB of a
+    state kept in the client, stays on the cluster)."""
+    xs = np.random.default_rng(n).random(n)
+    out = {}
+
+    def run():
+        with on_cluster(cluster):
+            out["got"] = remora.evaluate(JACOBI, xs=xs, backend="dask").compute(optimize_graph=False)
+
+    shipped = _shipped_per_step(monkeypatch, run)
+    assert len(shipped) == 4 and max(shipped) <= 64
+    _agree(out["got"], remora.evaluate(JACOBI, xs=xs))
+
+
+def _fails_on_dask(source: str, **inputs) -> RemoraRuntimeError:
+    with pytest.raises(RemoraRuntimeError) as caught:
+        remora.evaluate(source, backend="dask", **inputs)
+    return caught.value
+
+
+def test_a_block_too_large_to_allocate_is_a_located_error_naming_the_backend():
+    """D49 "Failures": a failure of the Dask machinery (here a block of 32 TiB, which NumPy cannot
+    allocate where the task runs) reached the command line as "internal error"; it is a located
+    run-time error naming the backend and the cause — and the input's type is found without
+    allocating an array of its shape in the client."""
+    err = _fails_on_dask("(/ 1 (sum v))", v=da.arange(2**42, dtype=np.int64, chunks=-1))
+    assert (err.line, err.column) == (1, 1)
+    assert "dask backend" in err.message and "MemoryError" in err.message
+    assert str(err).splitlines()[0].startswith("<source>:1:1: error: the dask backend failed")
+
+
+def _die(block):
+    import os
+
+    os._exit(1)
+
+
+def test_a_worker_killed_while_computing_is_a_located_error_naming_the_backend():
+    """D49 "Failures": a worker that dies computing a value (as one killed for exceeding its memory
+    limit does; here its task ends the process) gives ``KilledWorker`` once the scheduler gives up:
+    a located run-time error naming the backend and the cause."""
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                      dashboard_address=None, memory_limit=WORKER_MEMORY) as c:
+            with distributed.Client(c, set_as_default=False) as client, on_cluster(client):
+                v = da.from_array(np.arange(8), chunks=4).map_blocks(_die, meta=np.empty((0,), np.int64))
+                err = _fails_on_dask("(+ 1\n   (/ 1 (sum v)))", v=v)
+    assert err.line == 1 and "dask backend" in err.message and "KilledWorker" in err.message
+
+
+@pytest.mark.parametrize("source", [
+    "(define (keep (m [Bool 16]) (row [Float 16])) (filter m row)) (unbox (n xs (keep mask data)) (sum xs))",
+    "(define (keep (m [Bool 16]) (row [Int 16])) (filter m row)) (unbox (n xs (keep mask (round data))) (sum xs))",
+])
+def test_a_ragged_layout_costs_a_bounded_number_of_computations(source):
+    """D49 "Data-dependent shapes": the boxes of a ragged layout were worked on one distinct length
+    at a time, each length's boxes found (and their items gathered) by a computation of its own —
+    segmented sums made ~65.  The layout's lengths and offsets are now computed once, into the
+    client, and the rest is lazy with known shapes: the count does not grow with the lengths."""
+
+    def computations(distinct):
+        rng = np.random.default_rng(distinct)
+        keep = (np.arange(64) % distinct)[:, None]
+        data, mask = rng.standard_normal((64, 16)) * 8, np.arange(16)[None, :] < keep
+        inputs = {"data": da.from_array(data, chunks=(16, 16)), "mask": da.from_array(mask, chunks=(16, 16))}
+        out = []
+        count = _computes(lambda: out.append(remora.evaluate(source, backend="dask", **inputs)))
+        _agree(out[0], remora.evaluate(source, data=data, mask=mask))
+        return count
+
+    counts = [computations(distinct) for distinct in (2, 16)]
+    assert counts[0] == counts[1] <= 4  # (the filter's mask, the unboxing's check, the layout, an Int sum's)
+
+
+def test_a_while_state_of_some_megabytes_lives_in_the_client_too():
+    """D49 "Loops": a `while` decides on the host every round, so a state left on the cluster costs
+    a round trip per round (Collatz over 10⁶ cells, 16 MB: 838 s on 2 workers, against 36 s); one of up
+    to 64 MiB is brought into the client once — more than the 1 MiB a `fold`'s or `iterate`'s
+    state may be, which decides nothing and stays lazy on the cluster."""
+    source = """(define (step (s [Int 2])) [(- (head s) 1) (+ 1 (tail s))])
+                (define (count (k [Int])) (tail (while (λ ((s [Int 2])) (> (head s) 0)) step [k 0])))
+                (count n)"""
+
+    def run(rounds):
+        n = np.arange(2**17) % (rounds + 1)  # (a state of 2 MiB: 2¹⁷ cells of 2 Ints)
+        out = remora.evaluate(source, n=da.from_array(n, chunks=-1), backend="dask")
+        np.testing.assert_array_equal(out.compute() if hasattr(out, "compute") else out, n)
+
+    assert _computes(lambda: run(3)) == _computes(lambda: run(12))

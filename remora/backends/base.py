@@ -292,6 +292,12 @@ class Backend:
         """Whether every atom of the Bool array ``x`` is true, as a Python bool (as :meth:`any`)."""
         return bool(self.ns.all(x))
 
+    def ragged_layout(self, lengths: Array) -> tuple[Array, Array]:
+        """A ragged layout's box lengths and offsets (where each box starts, then the end).  They
+        decide the shape of everything done with its boxes, so a lazy library computes them here,
+        once, rather than at each decision (one per distinct length) taken from them."""
+        return lengths, self.cumulative_sum(lengths, include_initial=True)
+
     def cumulative_sum(self, x: Array, axis: int = 0, include_initial: bool = False) -> Array:
         out = self.ns.cumsum(x, axis=axis)
         if include_initial:

@@ -34,7 +34,6 @@ into the task graph, so inputs larger than memory work.
 
 from __future__ import annotations
 
-import mmap
 import time
 import warnings
 from functools import partial
@@ -45,6 +44,9 @@ import dask.array as da
 import numpy as np
 
 from . import host
+from .dask_failures import failure
+from .dask_files import FileBlocks, file_source
+from .dask_operands import ELEMENTWISE, compacted, mixed
 from .base import OBJECT
 from .numpy_backend import DTYPES, UFUNCS, NumpyBackend, _pow as _numpy_pow
 from .numpy_backend import BACKEND as NUMPY
@@ -148,42 +150,6 @@ def broadcast_chunks(x, shape: tuple) -> tuple:
     return tuple(reversed(chunks))
 
 
-class _MappedFile:
-    """A memory-mapped ``.npy`` as Dask reads it: each task maps the file, copies out its block and
-    unmaps it again, so the graph carries the file's name, not its data, and a worker holds only
-    the blocks it is working on (pages it has read are not left mapped, counted as its memory)."""
-
-    def __init__(self, filename: str, offset: int, dtype: np.dtype, shape: tuple, order: str) -> None:
-        self.filename, self.offset, self.order = filename, offset, order
-        self.dtype, self.shape, self.ndim = dtype, shape, len(shape)
-
-    def __getitem__(self, index):
-        mapped = np.memmap(self.filename, self.dtype, "r", self.offset, self.shape, self.order)
-        try:
-            return np.array(mapped[index])
-        finally:
-            mapped._mmap.close()
-            del mapped
-
-
-class _FileBlocks:
-    """The ``.npy`` file ``-o`` writes, as ``da.store`` writes it: each task maps the file (its
-    header already written), writes its block and unmaps it, so the target is a file name — what a
-    worker process can reach on a shared file system — and no process holds the whole result."""
-
-    def __init__(self, filename: str, offset: int, dtype: np.dtype, shape: tuple) -> None:
-        self.filename, self.offset, self.dtype, self.shape = filename, offset, dtype, shape
-
-    def __setitem__(self, index, value) -> None:
-        mapped = np.memmap(self.filename, self.dtype, "r+", self.offset, self.shape, "C")
-        try:
-            mapped[index] = value
-            mapped.flush()
-        finally:
-            mapped._mmap.close()
-            del mapped
-
-
 def _gathered(client, x) -> np.ndarray:
     """``x`` computed on a ``distributed`` cluster into this process, block by block: each block is
     fetched (and released on the cluster) as soon as it is done.  ``x.compute()`` would join the
@@ -204,22 +170,6 @@ def _gathered(client, x) -> np.ndarray:
     return out
 
 
-def _source(x: np.ndarray) -> Any:
-    """What ``da.from_array`` reads ``x`` from: the file, for a whole memory-mapped file (or a
-    plain view of all of one, as ``numpy.asarray`` makes of it)."""
-    mapped = x
-    while not isinstance(mapped, np.memmap) and isinstance(mapped, np.ndarray) and mapped.base is not None:
-        mapped = mapped.base
-    if not (isinstance(mapped, np.memmap) and isinstance(mapped.base, mmap.mmap) and mapped.filename):
-        return x
-    same = (mapped.shape == x.shape and mapped.strides == x.strides and mapped.dtype == x.dtype
-            and mapped.__array_interface__["data"][0] == x.__array_interface__["data"][0])
-    order = "C" if x.flags.c_contiguous else ("F" if x.flags.f_contiguous else None)
-    if not same or order is None:
-        return x
-    return _MappedFile(mapped.filename, mapped.offset, x.dtype, x.shape, order)
-
-
 def _tree_reduce(ufunc, x, axis, keepdims, **_):
     return ufunc.reduce(x, axis=axis, keepdims=keepdims)
 
@@ -230,13 +180,17 @@ _STEP_TASKS = 32
 #: transfer costs less than one round trip to a cluster, and every later step, check and
 #: ``while`` flag is then NumPy's work in the client, with no round trip at all (D49 "Loops")
 _LOCAL_BYTES = 2**20
+#: a ``while`` state may be larger: each round decides on the host whether to go on, so on the
+#: cluster every round is a round trip (Collatz over 10⁶ cells, a 16 MB state: 838 s against 36 s),
+#: while one transfer of 64 MiB costs a few round trips (D49 "Loops")
+_WHILE_BYTES = 64 * 2**20
 
 
-def _local(x) -> bool:
-    """Whether the loop state ``x`` is small enough to live in the client (:data:`_LOCAL_BYTES`).
+def _local(x, limit: int = _LOCAL_BYTES) -> bool:
+    """Whether the loop state ``x`` is small enough (``limit`` bytes) to live in the client.
     Only one whose leading (frame) axis is one block: blocks a user gave, or that the chunking
     rule cut, are kept (a state built by joining cells is cut along its cell axes, harmlessly)."""
-    return is_dask(x) and (x.ndim == 0 or x.numblocks[0] == 1) and x.nbytes <= _LOCAL_BYTES
+    return is_dask(x) and (x.ndim == 0 or x.numblocks[0] == 1) and x.nbytes <= limit
 
 
 def _fetched(x) -> np.ndarray:
@@ -294,6 +248,9 @@ class _Quiet:
         self._warnings.__exit__(*exc)
         self._errors.__exit__(*exc)
         self._config.__exit__(*exc)
+        error = None if exc[1] is None else failure(exc[1])
+        if error is not None:  # (a killed worker, a block too large: a located error, not a crash)
+            raise error from exc[1]
 
 
 class DaskBackend(NumpyBackend):
@@ -333,7 +290,7 @@ class DaskBackend(NumpyBackend):
         if x.dtype == DTYPES[OBJECT] or x.ndim == 0:
             return x
         frame = 1 if frame_axes is None else max(0, min(frame_axes, x.ndim))
-        source = _source(x)
+        source = file_source(x)
         out = da.from_array(source, chunks=frame_chunks(x.shape, x.dtype.itemsize, frame))
         if source is x and distributed_client() is not None:
             # sent to the cluster once: otherwise the blocks travel inside every graph computed
@@ -376,7 +333,7 @@ class DaskBackend(NumpyBackend):
         offset = header.offset
         del header
         with _Quiet():
-            da.store(x, _FileBlocks(path, offset, x.dtype, x.shape), lock=False, compute=True)
+            da.store(x, FileBlocks(path, offset, x.dtype, x.shape), lock=False, compute=True)
 
     # --- structure ------------------------------------------------------------------------------
 
@@ -429,7 +386,7 @@ class DaskBackend(NumpyBackend):
             return np.take_along_axis(x, indices, axis=axis)
         # one NumPy call per block of the frame, the axis taken along whole in each
         axis = axis % x.ndim
-        x, indices = da.asarray(x), da.asarray(indices)
+        x, indices = (da.asarray(v) for v in compacted((x, indices), keep=axis))
         shape = np.broadcast_shapes(x.shape[:axis] + (1,) + x.shape[axis + 1:],
                                     indices.shape[:axis] + (1,) + indices.shape[axis + 1:])
         x = da.broadcast_to(x, shape[:axis] + (x.shape[axis],) + shape[axis + 1:])
@@ -448,6 +405,7 @@ class DaskBackend(NumpyBackend):
     def pow(a, b):
         if is_dask(a) or is_dask(b):
             # per block, as NumPy computes each cell (its broadcast-exponent shortcut avoided)
+            a, b = compacted((a, b))
             return da.map_blocks(_numpy_pow, *da.broadcast_arrays(da.asarray(a), da.asarray(b)),
                                  dtype=np.result_type(a.dtype, b.dtype))
         return _numpy_pow(a, b)
@@ -459,6 +417,13 @@ class DaskBackend(NumpyBackend):
 
     def all(self, x) -> bool:
         return bool(self._computed(x.all() if is_dask(x) else np.all(x)))
+
+    def ragged_layout(self, lengths):
+        """The lengths in the client, computed once (one Int per box): every box's positions, each
+        distinct length's boxes, the result's chunks are then known, and the work on the boxes'
+        data stays lazy — not a computation per distinct length (segmented sums made ~65)."""
+        lengths = _fetched(lengths) if is_dask(lengths) else lengths
+        return lengths, NUMPY.cumulative_sum(lengths, 0, True)
 
     def cumulative_sum(self, x, axis: int = 0, include_initial: bool = False):
         if not is_dask(x):
@@ -497,7 +462,7 @@ class DaskBackend(NumpyBackend):
     def vecdot(self, a, b):
         if not (is_dask(a) or is_dask(b)):
             return NUMPY.vecdot(a, b)
-        a, b = da.broadcast_arrays(da.asarray(a), da.asarray(b))
+        a, b = da.broadcast_arrays(*(da.asarray(v) for v in compacted((a, b))))
         a, b = a.rechunk({a.ndim - 1: -1}), b.rechunk({b.ndim - 1: -1})
         return da.map_blocks(_vecdot_block, a, b, drop_axis=a.ndim - 1, dtype=np.result_type(a.dtype, b.dtype))
 
@@ -583,7 +548,7 @@ class DaskBackend(NumpyBackend):
     def settle(self, x, like=None):
         if not is_dask(x):
             return x
-        if _local(x):  # (then every later round is the client's: no round trip per round)
+        if _local(x, _WHILE_BYTES):  # (then every later round is the client's: no round trip per round)
             return _fetched(x)
         with _Quiet():  # (every step: the loop computes its flags from this state right away)
             return x.persist()
@@ -598,3 +563,5 @@ class DaskBackend(NumpyBackend):
 
 #: The one Dask backend (computations run where the user's Dask client says).
 BACKEND = DaskBackend()
+for _name in ELEMENTWISE:  # (a NumPy operand goes to Dask as the atoms it holds: dask_operands)
+    setattr(DaskBackend, _name, staticmethod(mixed(getattr(NumpyBackend, _name), BACKEND.broadcast_to)))

@@ -31,7 +31,7 @@ from .. import backends
 from ..backends import Backend, host
 from ..backends.base import OBJECT, NodeTable
 from ..erasure import erased as E
-from ..errors import RemoraRuntimeError, relocate_library_error
+from ..errors import RemoraRuntimeError, located_at, relocate_library_error
 from ..primitives import PRIMITIVES
 from . import control, masks, unboxing
 from .batched import FrameContext, Val, align, extent, joint, lift, plain_val, spread
@@ -93,7 +93,7 @@ class Frames:
         self._running.ragged_depth = value
 
     def eval_form(self, form: E.EForm):
-        with self.xp.quiet():
+        with self.xp.quiet(), located_at(form.span):
             if isinstance(form, E.EDefine):
                 self.globals[form.key] = self.ev(form.value, {}, {}, ()).arr  # a BoxFrame stays flat
                 return plain(self.globals[form.key])
@@ -103,7 +103,8 @@ class Frames:
         """The value of ``e``; ``env`` binds names for this evaluation only (a Function's
         arguments: each call has its own, so calls in several threads never see each other's)."""
         local = {name: Val(arr, 0) for name, arr in env.items()} if env else {}
-        return plain(self.ev(e, local, {}, ()).arr)
+        with located_at(e.span):
+            return plain(self.ev(e, local, {}, ()).arr)
 
     # --- annotations: computed once per node and index environment -------------------------
     # (An environment is never changed once made, so the same dictionary means the same values:

@@ -53,8 +53,7 @@ class Ragged:
     def __init__(self, xp: Backend, data, lengths):
         self.xp = xp
         self.data = data
-        self.lengths = lengths
-        self.offsets = xp.cumulative_sum(lengths, include_initial=True)
+        self.lengths, self.offsets = xp.ragged_layout(lengths)
 
     @property
     def boxes(self) -> int:

@@ -156,8 +156,8 @@ def _checked(source: str, signature: tuple):
     """Parse, check and erase ``source`` once per input signature: (erased forms, last type,
     the key each input is declared under — a run supplies the inputs' values by these)."""
     session = Session(run=RunConfig(stdin=io.StringIO("")))
-    keys = tuple(
-        (name, session.declare(name, type_of_array(np.empty(shape, dtype=np.dtype(char)))))
+    keys = tuple(  # (one atom seen at the shape: an input may be larger than this process's memory)
+        (name, session.declare(name, type_of_array(np.broadcast_to(np.empty((), np.dtype(char)), shape))))
         for name, char, shape in signature
     )
     typed = session.check_text(source, "<source>")

@@ -299,6 +299,7 @@ def _run(session, text: str, name: str, args: argparse.Namespace) -> int:
     from ..erasure.erase import erase_form
     from ..erasure.erased import show_erased
     from ..errors import RemoraError
+    from ..errors import located_at
     from .session import show_result
     from .streams import emit, flush, report
     from ..statics.typed import TyExprForm
@@ -322,13 +323,15 @@ def _run(session, text: str, name: str, args: argparse.Namespace) -> int:
             if args.plan:
                 emit(_plan_text(session, form))
             if isinstance(form, TyExprForm):
-                emit(show_result(form, value))
-                last = value
+                with located_at(form.span):  # (a Dask value is computed here)
+                    emit(show_result(form, value))
+                last, last_span = value, form.span
         if args.output is not None:
             if last is None:
                 report("remora: -o: the program has no expression whose value to write")
                 return EXIT_USAGE
-            save(args.output, last, session.engine.xp)
+            with located_at(last_span):
+                save(args.output, last, session.engine.xp)
     except DataIOError as exc:
         flush()
         report(f"remora: {exc}")

@@ -27,7 +27,7 @@ from ..front import syntax as S
 from .session import EVALUATION_RECURSION_LIMIT, Session, deep_recursion, describe_form, show_result
 from ..erasure.erase import erase_form
 from ..statics import typed as T
-from ..errors import RemoraError, RemoraSyntaxError, Source, Span
+from ..errors import RemoraError, RemoraSyntaxError, Source, Span, located_at
 from ..front.reader import is_incomplete
 from ..dynamics.runtime import RunConfig
 from .streams import MAX_SOURCE_BYTES, OutputError, SourceError, emit, flush, read_source, report
@@ -225,7 +225,8 @@ class Repl:
     def run_checked(self, typed):
         value = self.session.evaluate(typed)
         if isinstance(typed, TyExprForm):
-            emit(self.show(typed, value), self.out)
+            with located_at(typed.span):  # (a Dask value is computed here)
+                emit(self.show(typed, value), self.out)
         elif self.last_key is not None and self.last_key in referenced_keys(typed):
             self.held.add(self.last_key)  # a definition refers to this `_`: its value stays
         return value

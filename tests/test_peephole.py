@@ -255,3 +255,50 @@ def test_a_plan_converts_an_atom_to_an_array_with_numpy_itself():
     assert special is np.asarray
     made = special(np.float64(2.0), None)
     assert type(made) is np.ndarray and made.shape == () and made.dtype == np.float64
+
+
+HISTOGRAM = "(reduce + (append [(* 0 bins)] (bool->int (outer = data bins))))"
+
+
+def test_an_exact_reduce_of_an_append_reduces_the_parts():
+    """A histogram's zero row appended to the counts (so that `reduce` has an item) made a copy
+    of the whole count matrix; Int `+` in any grouping is the same, so the plan reduces each part
+    and adds them — no `concat` is left, and the counts are NumPy's on every replay."""
+    rng = np.random.default_rng(7)
+    bins = np.arange(16)
+    for n in (500, 500, 501):
+        data = rng.integers(0, 16, n)
+        got = remora.evaluate(HISTOGRAM, data=data, bins=bins)
+        assert np.array_equal(got, (data[:, None] == bins).sum(axis=0)) and got.dtype == np.int64
+    source = _plan_texts("reduce_parts")[-1]
+    assert "concat" not in source, source
+
+
+@pytest.mark.parametrize("src, want", [
+    ("(reduce max (append [(* 0 bins)] (* -1 (bool->int (outer = data bins)))))",
+     lambda d, b: np.maximum(0, (-(d[:, None] == b).astype(np.int64)).max(axis=0))),
+    ("(reduce and (append [(> bins -1)] (outer <= data bins)))",
+     lambda d, b: (d[:, None] <= b).all(axis=0)),
+    ("(reduce * (append [(+ 1 bins)] (+ 1 (outer - data bins))))",
+     lambda d, b: (b + 1) * (1 + d[:, None] - b).prod(axis=0)),
+])
+def test_other_exact_reductions_of_an_append_are_the_parts(src, want):
+    data, bins = np.array([3, 1, 2, 9, 4]), np.arange(6)
+    PLANS.clear()
+    for _ in range(3):  # (traced, then replayed)
+        got = remora.evaluate(src, data=data, bins=bins)
+        assert np.array_equal(got, want(data, bins)), got
+    assert _plan_texts("reduce_parts")
+
+
+def test_a_float_sum_of_an_append_keeps_its_order():
+    """Float `+` rounds by grouping (D22): its reduce of a concat is not split into parts."""
+    rng = np.random.default_rng(8)
+    xs = rng.standard_normal((300, 4))
+    src = "(reduce + (append [(* 0.0 (index xs 0))] xs))"
+    PLANS.clear()
+    for _ in range(2):
+        got = remora.evaluate(src, xs=xs)
+        joined = np.concatenate([np.zeros((1, 4)), xs])  # (summed pairwise along each column: D22)
+        assert np.array_equal(got, np.add.reduce(np.ascontiguousarray(joined.T), axis=-1))
+    assert not _plan_texts("reduce_parts")

@@ -31,7 +31,7 @@ from ..errors import RemoraRuntimeError, relocate_library_error
 
 #: the most bytes of intermediate arrays one trace may keep alive before the form is evaluated
 #: dynamically instead (decisions.md D47)
-TRACE_BYTES = 1 << 30
+TRACE_BYTES = 1 << 31
 
 
 class Untraceable(Exception):

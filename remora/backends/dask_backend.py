@@ -542,8 +542,8 @@ class DaskBackend(NumpyBackend):
             out.append(acc)
         return self.stack(out, axis=axis)
 
-    def loop_items(self, x):  # (a small one into the client once: not a round trip per step's item, D49)
-        return _fetched(x) if _local(x) else x
+    def loop_items(self, x):  # (up to 64 MiB into the client once: not a round trip per step's item, D49)
+        return _fetched(x) if is_dask(x) and x.nbytes <= _WHILE_BYTES else x
 
     def settle(self, x, like=None):
         if not is_dask(x):

@@ -332,6 +332,8 @@ class NumpyBackend(Backend):
         # einsum sums each cell with one kernel — the one a lone vector gets — only when both
         # operands are stored densely, row-major, at one shape: with a broadcast (stride-0) or
         # transposed operand it iterates in another order, and the sums differ in the last bits.
+        if a.shape == b.shape and a.flags.c_contiguous and b.flags.c_contiguous:
+            return np.einsum("...i,...i->...", a, b)  # (already so: no broadcast, no copy to check)
         shape = np.broadcast_shapes(a.shape, b.shape)
         a = np.ascontiguousarray(np.broadcast_to(a, shape))
         b = np.ascontiguousarray(np.broadcast_to(b, shape))

@@ -36,9 +36,7 @@ WORKER_MEMORY = 4 * 2**30
 #: workloads run at a smaller size than their large one, and why (Collatz and Pathfinder run at
 #: their large size since a `while` state of up to 64 MiB lives in the client and a NumPy input
 #: is sent to the cluster once — D49; measured 2026-11-24)
-DASK_SIZES = {
-    "fold of a λ": (1_000, "10⁶ sequential steps: not measured at the large size"),
-}
+DASK_SIZES: dict[str, tuple[int, str]] = {}  # (none since a fold's items up to 64 MiB come into the client once)
 #: the out-of-core case: workers of this much memory, a file four times as large
 SMALL_WORKER = 256 * 2**20
 NORMS = "(sum ((λ ((v [Float 3])) (sqrt (sum (* v v)))) v))"

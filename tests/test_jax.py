@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 NAMES = [p.stem for p in sorted(EXAMPLES.glob("*.rem"))]
 sys.path.insert(0, str(ROOT))
-from bench.programs import COLLATZ, WORKLOADS  # noqa: E402
+from bench.programs import COLLATZ, MANDELBROT, WORKLOADS  # noqa: E402
 
 XP = backends.get("jax")
 NUMBER = re.compile(r"-?(?:\d+\.\d*(?:e[-+]?\d+)?|\d+e[-+]?\d+|inf|nan)")
@@ -585,6 +585,19 @@ def test_a_while_over_cells_of_a_few_columns_carries_each_column_by_itself(monke
     body = _loop_body_hlo(monkeypatch, COLLATZ + "   ", ns=ns)
     assert "while(" not in body and "select" in body
     assert "concatenate(" not in body and "transpose(" not in body, body
+
+
+def test_an_iterate_over_cells_of_a_few_columns_carries_each_column_by_itself(monkeypatch):
+    # (Mandelbrot's [x y count] accumulator: stacked whole, XLA rebuilds it — a concatenate, a
+    # transpose and a copy — at every one of the 30 steps; a hand-written fori_loop carries three arrays)
+    points = np.stack(np.meshgrid(np.linspace(-2.0, 0.6, 6), np.linspace(-1.2, 1.2, 5)), axis=-1)
+    (loop,) = _loops(_jaxpr(monkeypatch, MANDELBROT, points=points).jaxpr)
+    carried = loop.invars[loop.params["num_consts"]:]
+    assert all(v.aval.ndim <= 2 for v in carried), [v.aval for v in carried]
+    body = _loop_body_hlo(monkeypatch, MANDELBROT + " ", points=points)
+    assert "select" in body and "concatenate(" not in body and "transpose(" not in body, body
+    got, compiled = _compiled(MANDELBROT + "  ", points=points)
+    assert compiled and np.allclose(np.asarray(got), remora.evaluate(MANDELBROT, points=points), rtol=1e-12)
 
 
 def test_what_a_trace_remembers_is_let_go_when_it_ends():

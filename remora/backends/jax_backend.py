@@ -51,6 +51,12 @@ def _like(out, init):
     return out.astype(init.dtype) if out.dtype != init.dtype else out
 
 
+def _widths(state: tuple) -> list:
+    """How a loop carries each array of ``state``: as its ``m`` columns when its last axis is a
+    few columns (``m``), whole otherwise (0)."""
+    return [x.shape[-1] if x.ndim >= 2 and 1 < x.shape[-1] <= MAX_COLUMNS else 0 for x in state]
+
+
 #: the two halves: NumPy's operations (eager) and JAX's (traced)
 NUMPY = NumpyBackend()
 JNP = JaxOps()
@@ -212,16 +218,22 @@ class JaxBackend(NumpyBackend):
         if n <= 1 or not self.tracing() or _is_host(init):
             return super().loop(n, step, init)
         init = jnp.asarray(init)
+        # (an accumulator of a few columns — Mandelbrot's [x y count] — is carried by column, as
+        # a ``while`` state is: stacked whole, XLA rebuilds it at every step)
+        widths = _widths((init,))
+        flat_init = self._split((init,), widths)
         checking = []
 
         def body(i, carry):
-            acc, ok = carry
+            *flat, ok = carry
+            (acc,) = self._whole(flat, widths, (init,))
             out, checked = self._checked_step(step, i, acc, checking)
-            return _like(out, init), ok & checked
+            out = self._split((out if getattr(out, "shape", None) == init.shape else _like(out, init),), widths)
+            return (*(_like(o, x) for o, x in zip(out, flat_init)), ok & checked)
 
-        out, ok = lax.fori_loop(0, n, body, (init, jnp.bool_(True)))
+        *out, ok = lax.fori_loop(0, n, body, (*flat_init, jnp.bool_(True)))
         self._carry_out(ok, checking)
-        return out
+        return self._whole(out, widths, (init,))[0]
 
     def scan(self, n: int, step: Callable[[int, Any], Any], init: Any, axis: int):
         if n <= 1 or not self.tracing() or _is_host(init):
@@ -248,7 +260,7 @@ class JaxBackend(NumpyBackend):
         # A state whose last axis is a few columns (a cell [Int 2]) is carried as one array per
         # column, as a hand-written loop would: stacked whole, XLA interleaves the columns and
         # rebuilds them (a stack and a transpose) at every step (spec D48, "What XLA is given").
-        widths = [x.shape[-1] if x.ndim >= 2 and 1 < x.shape[-1] <= MAX_COLUMNS else 0 for x in init]
+        widths = _widths(init)
         flat_init = self._split(init, widths)
         checking = []
 

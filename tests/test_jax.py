@@ -596,6 +596,8 @@ def test_an_iterate_over_cells_of_a_few_columns_carries_each_column_by_itself(mo
     assert all(v.aval.ndim <= 2 for v in carried), [v.aval for v in carried]
     body = _loop_body_hlo(monkeypatch, MANDELBROT + " ", points=points)
     assert "select" in body and "concatenate(" not in body and "transpose(" not in body, body
+    # (nor slices ``c``'s two columns again at every step: they are sliced once, before the loop)
+    assert " slice(" not in body, body
     got, compiled = _compiled(MANDELBROT + "  ", points=points)
     assert compiled and np.allclose(np.asarray(got), remora.evaluate(MANDELBROT, points=points), rtol=1e-12)
 

@@ -527,6 +527,48 @@ def test_ctrl_c_at_any_moment_of_start_up_exits_130(delay):
     assert (r.returncode, r.stderr) == (130, "remora: interrupted\n")
 
 
+INTERRUPTED_IN_A_CALLBACK = textwrap.dedent(
+    """
+    import os, signal, sys, weakref
+    from remora.interfaces.cli import entry
+    sys.argv = ["remora", "eval", "-e", sys.argv[1]]
+
+    class Target:
+        pass
+
+    class Finder:
+        # the first import entry() makes drops an object whose weakref callback receives the
+        # Ctrl-C: Python ignores an exception raised in a callback ("Exception ignored in")
+        fired = False
+
+        @classmethod
+        def find_spec(cls, *args, **kwargs):
+            if not cls.fired:
+                cls.fired = True
+                t = Target()
+                cls.ref = weakref.ref(t, lambda _: os.kill(os.getpid(), signal.SIGINT))
+                del t
+            return None
+
+    sys.meta_path.insert(0, Finder)
+    entry()
+    """
+)
+
+
+def test_ctrl_c_inside_a_callback_that_swallows_it_still_exits_130():
+    """A Ctrl-C whose KeyboardInterrupt is raised inside a weakref callback (as the import
+    system's module-lock callbacks are, during start-up) is delivered again, not dropped."""
+    import signal
+
+    r = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_IN_A_CALLBACK, LONG_RUN], capture_output=True, text=True, env=ENV,
+        stdin=subprocess.DEVNULL, timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert (r.returncode, r.stderr, r.stdout) == (130, "remora: interrupted\n", "")
+
+
 def test_lsp_without_pygls_says_what_to_install():
     """`remora lsp` needs the lsp extra: without pygls it says so and exits with 2 (no traceback)."""
     code = "import sys\nsys.modules['pygls'] = None\nsys.argv = ['remora', 'lsp']\nfrom remora.interfaces.cli import entry\nentry()\n"

@@ -376,6 +376,7 @@ def entry() -> None:
         _collector_paused = True
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # (not where SIGINT is ignored)
         signal.signal(signal.SIGINT, _on_interrupt)
+        sys.unraisablehook = _redeliver(sys.unraisablehook)
     try:
         try:
             code = main()
@@ -393,6 +394,25 @@ def _on_interrupt(signum, frame) -> None:
     global _interrupts
     _interrupts += 1
     raise KeyboardInterrupt
+
+
+def _redeliver(hook):
+    """``sys.unraisablehook`` that delivers a swallowed Ctrl-C again.  Python runs a signal handler
+    at whatever bytecode comes next — possibly inside a weakref callback or a ``__del__`` (the
+    import system's module-lock callbacks run during every import), where the KeyboardInterrupt
+    it raises is printed as "Exception ignored" and dropped: the program then ran on to its end.
+    SIGINT sent again from another thread has the handler run once that callback has returned
+    (sent from the hook itself, the handler would run in the hook, and be ignored there too)."""
+
+    def unraisable(args) -> None:
+        if args.exc_type is not None and issubclass(args.exc_type, KeyboardInterrupt):
+            import _thread  # (threading's start would wait for the thread, and receive the signal)
+
+            _thread.start_new_thread(os.kill, (os.getpid(), signal.SIGINT))
+            return
+        hook(args)
+
+    return unraisable
 
 
 def _flushed(code: int) -> int:

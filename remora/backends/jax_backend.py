@@ -444,7 +444,7 @@ class _Compiled:
         #: the inputs' names, in the order the compiled function takes their arrays
         self.names = names
         self.jitted: Any = None  # (made by the first call)
-        #: the ahead-of-time compiled executable of ``jitted``, made by the first :meth:`replay`
+        #: the ahead-of-time compiled executable of ``jitted`` (made by the first call too)
         self.executable: Any = None
         #: whether the evaluation cannot be traced: it runs eagerly, on the host
         self.eager = False
@@ -453,12 +453,16 @@ class _Compiled:
         backend = self.backend
         if self.eager:
             return backend._eager(run, inputs)
-        jitted = self.jitted
-        if jitted is None:
-            jitted = self.jitted = jax.jit(backend._traced(run, self.names))
+        args = [inputs[name] for name in self.names]
         try:
             with _x64():
-                got = jitted(*[inputs[name] for name in self.names])
+                if self.jitted is not None:
+                    got = self.jitted(*args)
+                else:  # (traced and compiled once: the jitted function's later calls find it compiled)
+                    jitted = jax.jit(backend._traced(run, self.names))
+                    executable = jitted.lower(*args).compile()
+                    got = executable(*args)
+                    self.executable, self.jitted = executable, jitted
         except Exception as err:  # noqa: BLE001 — whatever stops the trace, the eager run decides
             # A shape that depends on data, an effect, a result holding boxes (JAXTypeError,
             # Untraceable), or a located error found on shapes alone: the same evaluation,
@@ -491,12 +495,6 @@ class _Compiled:
             return None
         order = tuple(inputs)
         executable = self.executable
-        if executable is None:
-            args = [inputs[name] for name in self.names]
-            with _x64():
-                executable = self.jitted.lower(*args).compile()
-                executable(*args)  # (its first call makes the call JAX makes from then on)
-            self.executable = executable
         # (the C++ call a ``jax.stages.Compiled`` makes once called: one Python frame less per call)
         call = getattr(executable, "_call", None) or executable
         at = None if order == self.names else [order.index(name) for name in self.names]

@@ -21,7 +21,8 @@ Two halves:
 
 64-bit: Remora's ``Int`` is ``int64`` and ``Float`` ``float64``, so everything this backend does
 runs under ``jax.enable_x64(True)``, a scoped, thread-local setting: the user's own JAX code
-keeps whatever configuration it has.
+keeps whatever configuration it has.  (A kept call of JAX arrays — :meth:`_Compiled.replay` —
+is the 64-bit executable's own call and needs no scope.)
 """
 
 from __future__ import annotations
@@ -491,10 +492,10 @@ class _Compiled:
         inputs, no look-up.  Only for JAX arrays (NumPy's ``float64`` would be made ``float32``
         outside the scope) of an evaluation that compiles; None otherwise.  An input the
         executable refuses (one on another device) takes the jitted call instead."""
-        if self.eager or self.jitted is None or not all(isinstance(a, jax.Array) for a in inputs.values()):
+        executable = self.executable
+        if self.eager or executable is None or not all(isinstance(a, jax.Array) for a in inputs.values()):
             return None
         order = tuple(inputs)
-        executable = self.executable
         # (the C++ call a ``jax.stages.Compiled`` makes once called: one Python frame less per call)
         call = getattr(executable, "_call", None) or executable
         at = None if order == self.names else [order.index(name) for name in self.names]

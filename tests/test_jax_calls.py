@@ -143,3 +143,25 @@ def test_an_input_on_another_device_takes_the_jitted_call():
     env = {**subprocess_env(), "XLA_FLAGS": "--xla_force_host_platform_device_count=2", "JAX_PLATFORMS": "cpu"}
     done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_first_calls_from_eight_threads_at_once_each_get_their_own_value():
+    # (each may trace and compile: whichever executable is kept, every call's value is its own)
+    f = remora.function("(λ ((v [Int 3])) (- (* v v) 1))", backend="jax")
+    source = "(+ (* x 3) 1)"
+    start, results = threading.Barrier(8), {}
+
+    def work(k: int) -> None:
+        x = _device(np.arange(3) + k)
+        start.wait()
+        results[k] = [(np.asarray(f(x)).tolist(), np.asarray(remora.evaluate(source, x=x, backend="jax")).tolist())
+                      for _ in range(5)]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(8):
+        v = np.arange(3) + k
+        assert results[k] == [((v * v - 1).tolist(), (v * 3 + 1).tolist())] * 5

@@ -7,7 +7,7 @@ for them the checks are the same whatever their values."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable
 
 
 #: A kept call: ``call(arrays)`` — the inputs' arrays in the order of the signature it was kept

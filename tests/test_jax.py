@@ -272,9 +272,9 @@ def test_a_compiled_loop_whose_step_checks_nothing_returns_no_flag():
 
     with jax_backend.x64():
         x = jnp.arange(1.0, 5.0)
-        out, ok = jax.jit(XP._traced(run))({"x": x})
-        assert ok is None and float(out) == 0.125 + 0.5 + 1.5 + 4
-        out, ok = jax.jit(XP._traced(checked))({"x": x})
+        out = jax.jit(XP._traced(run, ("x",)))(x)
+        assert isinstance(out, jax.Array) and float(out) == 0.125 + 0.5 + 1.5 + 4
+        out, ok = jax.jit(XP._traced(checked, ("x",)))(x)
         assert bool(ok) and float(out) == 10.0
 
 
@@ -525,7 +525,12 @@ def _jaxpr(monkeypatch, source: str, **inputs):
     monkeypatch.setattr(jax_backend.jax, "jit", lambda f, *a, **k: captured.append(f) or jit(f, *a, **k))
     remora.evaluate(source, backend="jax", **inputs)
     with jax_backend.x64():
-        return jax.make_jaxpr(captured[-1])(inputs)
+        return jax.make_jaxpr(captured[-1])(*_positional(inputs))
+
+
+def _positional(inputs: dict) -> list:
+    """The inputs as a compiled evaluation takes them: their arrays, in the order of their names."""
+    return [inputs[name] for name in sorted(inputs)]
 
 
 def _loops(jaxpr):
@@ -564,7 +569,7 @@ def _loop_body_hlo(monkeypatch, source: str, **inputs) -> str:
     monkeypatch.setattr(jax_backend.jax, "jit", lambda f, *a, **k: captured.append(f) or jit(f, *a, **k))
     remora.evaluate(source, backend="jax", **inputs)
     with jax_backend.x64():
-        hlo = jit(captured[-1]).lower(inputs).compile().as_text()
+        hlo = jit(captured[-1]).lower(*_positional(inputs)).compile().as_text()
     computations = dict(re.findall(r"^%?([\w.\-]+) [^\n]*\{\n(.*?)^\}", hlo, re.S | re.M))
     (body,) = re.findall(r" while\(.*body=%?([\w.\-]+)", hlo)
     seen, todo = set(), [body]

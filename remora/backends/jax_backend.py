@@ -21,7 +21,8 @@ Two halves:
 
 64-bit: Remora's ``Int`` is ``int64`` and ``Float`` ``float64``, so everything this backend does
 runs under ``jax.enable_x64(True)``, a scoped, thread-local setting: the user's own JAX code
-keeps whatever configuration it has.
+keeps whatever configuration it has.  (A kept call of JAX arrays — :meth:`_Compiled.replay` —
+is the 64-bit executable's own call and needs no scope.)
 """
 
 from __future__ import annotations
@@ -388,7 +389,7 @@ class JaxBackend(NumpyBackend):
             with self._lock:
                 entry = table.get(signature)
                 if entry is None:
-                    entry = table[signature] = _Compiled(self)
+                    entry = table[signature] = _Compiled(self, tuple([name for name, _, _ in signature]))
         return entry
 
     def _eager(self, run: Callable[[dict], Any], inputs: dict) -> Any:
@@ -397,12 +398,15 @@ class JaxBackend(NumpyBackend):
         with self.quiet():
             return run({name: np.asarray(a) if isinstance(a, jax.Array) else a for name, a in inputs.items()})
 
-    def _traced(self, run: Callable[[dict], Any]) -> Callable[[dict], Any]:
-        """``run`` as a function to trace: marks this thread as tracing, collects the checks it
-        makes into one flag returned with the result, and refuses a result a compiled function
-        cannot return."""
+    def _traced(self, run: Callable[[dict], Any], names: Sequence[str]) -> Callable[..., Any]:
+        """``run`` as a function to trace, of its inputs' arrays in the order of ``names`` (a
+        tuple of arrays is the cheapest pytree for JAX's dispatch to flatten: a dict costs a
+        sort of its keys on every call): marks this thread as tracing, collects the checks it
+        makes into one flag returned with the result — ``(result, flag)``; the result alone
+        when it makes none — and refuses a result a compiled function cannot return."""
 
-        def traced(inputs: dict):
+        def traced(*arrays):
+            inputs = dict(zip(names, arrays))
             self.traces += 1
             tracing = self._tracing
             tracing.depth += 1
@@ -422,24 +426,27 @@ class JaxBackend(NumpyBackend):
                 tracing.columns = stacks
             if not isinstance(out, jax.Array):
                 raise Untraceable("a result holding boxes or functions")
-            return out, (_all(checks) if checks else None)  # (no flag to wait for without checks)
+            return (out, _all(checks)) if checks else out  # (no flag to wait for without checks)
 
         return traced
 
 
 class _Compiled:
     """One evaluation (a key at one input signature) as a compiled function: ``entry(run, inputs)``
-    is ``run(inputs)``.  The first call traces ``run`` into a ``jax.jit`` function; where that
-    cannot be, ``run`` runs eagerly on the host from then on (see :class:`JaxBackend`).  A caller
-    that has seen a signature may keep its entry and call it directly: a call is then the
-    jitted function's own call, in Remora's 64-bit scope, and — only when the program makes
-    run-time checks — one read of their flag (spec D48, "A compiled call")."""
+    is ``run(inputs)``.  The first call traces ``run`` into a ``jax.jit`` function of the input
+    arrays in the order of ``names``; where that cannot be, ``run`` runs eagerly on the host
+    from then on (see :class:`JaxBackend`).  A caller that has seen a signature may keep its
+    entry and call it directly, or better, keep its :meth:`replay` (spec D48, "A compiled call")."""
 
-    __slots__ = ("backend", "jitted", "eager")
+    __slots__ = ("backend", "names", "jitted", "executable", "eager")
 
-    def __init__(self, backend: JaxBackend) -> None:
+    def __init__(self, backend: JaxBackend, names: tuple) -> None:
         self.backend = backend
+        #: the inputs' names, in the order the compiled function takes their arrays
+        self.names = names
         self.jitted: Any = None  # (made by the first call)
+        #: the ahead-of-time compiled executable of ``jitted`` (made by the first call too)
+        self.executable: Any = None
         #: whether the evaluation cannot be traced: it runs eagerly, on the host
         self.eager = False
 
@@ -447,12 +454,16 @@ class _Compiled:
         backend = self.backend
         if self.eager:
             return backend._eager(run, inputs)
-        jitted = self.jitted
-        if jitted is None:
-            jitted = self.jitted = jax.jit(backend._traced(run))
+        args = [inputs[name] for name in self.names]
         try:
             with _x64():
-                out, ok = jitted(inputs)
+                if self.jitted is not None:
+                    got = self.jitted(*args)
+                else:  # (traced and compiled once: the jitted function's later calls find it compiled)
+                    jitted = jax.jit(backend._traced(run, self.names))
+                    executable = jitted.lower(*args).compile()
+                    got = executable(*args)
+                    self.executable, self.jitted = executable, jitted
         except Exception as err:  # noqa: BLE001 — whatever stops the trace, the eager run decides
             # A shape that depends on data, an effect, a result holding boxes (JAXTypeError,
             # Untraceable), or a located error found on shapes alone: the same evaluation,
@@ -461,10 +472,60 @@ class _Compiled:
             self.eager = True
             backend.fallbacks.append(f"{type(err).__name__}: {err}"[:300])
             return backend._eager(run, inputs)
+        return self._checked(got, run, inputs)
+
+    def _checked(self, got: Any, run: Callable[[dict], Any], inputs: dict) -> Any:
+        """The result of a call that returned ``got``: with a flag of checks, the result when
+        it holds; a failed check runs the evaluation again eagerly, which raises it, located."""
+        if type(got) is not tuple:
+            return got
+        out, ok = got
         # (``np.asarray``: one read of the flag; ``bool`` of a JAX array costs twice as much)
-        if ok is not None and not np.asarray(ok):
-            return backend._eager(run, inputs)  # a failed check: the eager run raises it, located
-        return out
+        return out if np.asarray(ok) else self.backend._eager(run, inputs)
+
+    def replay(self, run: Callable[[dict], Any], inputs: dict) -> Callable[[Any], Any] | None:
+        """For a caller that keeps this entry for inputs like ``inputs`` (after a call with them):
+        ``replay(arrays)`` — the input arrays in ``inputs``' order, any iterable — is
+        ``self(run, inputs)`` through the executable compiled ahead of time, called as it is:
+        no 64-bit scope to enter (an executable's input types are fixed: the scope would change
+        nothing but the cost of the call, the jitted call's cache key included), no dict of
+        inputs, no look-up.  Only for JAX arrays (NumPy's ``float64`` would be made ``float32``
+        outside the scope) of an evaluation that compiles; None otherwise.  An input the
+        executable refuses (one on another device) takes the jitted call instead."""
+        executable = self.executable
+        if self.eager or executable is None or not all(isinstance(a, jax.Array) for a in inputs.values()):
+            return None
+        order = tuple(inputs)
+        # (the C++ call a ``jax.stages.Compiled`` makes once called: one Python frame less per call)
+        call = getattr(executable, "_call", None) or executable
+        at = None if order == self.names else [order.index(name) for name in self.names]
+        to_user = self.backend.to_user
+
+        def again(arrays: tuple) -> Any:
+            """The call through :meth:`__call__`: the jitted function, in the 64-bit scope."""
+            return to_user(self(run, dict(zip(order, arrays))))
+
+        if at is None and executable.out_tree.num_leaves == 1:  # (no checks: the result as it is)
+            def replayed(arrays):
+                try:
+                    return call(*arrays)
+                except (TypeError, ValueError):  # (not an array this executable was made for)
+                    return again(tuple(arrays))
+            return replayed
+
+        def replayed_checked(arrays):
+            arrays = tuple(arrays)
+            try:
+                got = call(*arrays) if at is None else call(*[arrays[i] for i in at])
+            except (TypeError, ValueError):  # (not an array this executable was made for)
+                return again(arrays)
+            if type(got) is not tuple:
+                return got
+            out, ok = got
+            # (a failed check: the eager run raises it, located)
+            return out if np.asarray(ok) else to_user(self.backend._eager(run, dict(zip(order, arrays))))
+
+        return replayed_checked
 
 
 class _Window:

@@ -172,7 +172,7 @@ def evaluate(source: str, *, stdin: str = "", backend: str = backends.DEFAULT, *
     if type(source) is str and type(stdin) is str and type(backend) is str:
         call = _COMPILED_CALLS.get((source, stdin, backend), inputs.items())
         if call is not None:  # (these inputs' types, dtypes and shapes were checked before)
-            return _output(call.xp, call(inputs))
+            return call(inputs.values())
     source = source_text(source, "remora.evaluate")
     if not isinstance(stdin, str):
         raise TypeError(f"remora.evaluate: stdin must be a str (the text read-nums reads), not {type(stdin).__name__}")
@@ -209,7 +209,7 @@ def _evaluate_on(backend: str, forms: list, last_type: Type, keys: tuple, arrays
         return value
 
     handed = {name: _engine_array(xp, a) for name, a in arrays.items()}
-    return _output(xp, through(_COMPILED_CALLS, *kept, xp, forms[-1], run, handed))
+    return through(_COMPILED_CALLS, *kept, xp, forms[-1], run, handed, _output)
 
 
 #: the compiled calls :func:`evaluate` keeps, by (source, stdin, backend)
@@ -366,7 +366,7 @@ class Function:
         if self._compiled_calls:
             call = self._compiled_calls.get(None, enumerate(args))
             if call is not None:  # (these arguments' types, dtypes and shapes were checked before)
-                return _output(xp, call(dict(zip(_ARGUMENTS, args))))
+                return call(args)
         arrays = args
         entry = self._calls.get(key := tuple([(a.dtype, a.shape) if type(a) is np.ndarray else None
                                               for a in args])) if self._replays else None
@@ -391,7 +391,7 @@ class Function:
 
             # (one compiled function per argument signature on a compiling backend: ``app`` is
             # this signature's own node)
-            return _output(xp, through(self._compiled_calls, None, list(enumerate(args)), xp, app, run, env))
+            return through(self._compiled_calls, None, list(enumerate(args)), xp, app, run, env, _output)
         env = dict(zip(_ARGUMENTS, arrays if self._replays else map(xp.from_numpy, arrays)))
         plan = entry[2]
         if plan is not None:  # the plan that fitted last time: straight to it

@@ -10,16 +10,9 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 
-class CompiledCall:
-    """One kept call: ``entry(run, inputs)`` is the evaluation (``Backend.compiled``)."""
-
-    __slots__ = ("xp", "entry", "run")
-
-    def __init__(self, xp: Any, entry: Callable, run: Callable[[dict], Any]) -> None:
-        self.xp, self.entry, self.run = xp, entry, run
-
-    def __call__(self, inputs: dict) -> Any:
-        return self.entry(self.run, inputs)
+#: A kept call: ``call(arrays)`` — the inputs' arrays in the order of the signature it was kept
+#: by (any iterable: a ``dict``'s values, a tuple of arguments) — returns what the API returns.
+CompiledCall = Callable[[Iterable[Any]], Any]
 
 
 class CompiledCalls:
@@ -40,7 +33,14 @@ class CompiledCalls:
         self._table.clear()
 
     def get(self, key: Any, items: Iterable[tuple[Any, Any]]) -> CompiledCall | None:
-        return self._table.get((key, fast_signature(items)))
+        # (:func:`fast_signature`, inline: this is all a kept call costs before its own call)
+        signature: tuple = ()
+        try:
+            for k, v in items:
+                signature += (k, type(v), v.dtype, v.shape)
+        except AttributeError:
+            return None
+        return self._table.get((key, signature))
 
     def keep(self, key: Any, items: Iterable[tuple[Any, Any]], call: CompiledCall) -> None:
         if len(self._table) >= self._most:
@@ -49,22 +49,37 @@ class CompiledCalls:
 
 
 def fast_signature(items: Iterable[tuple[Any, Any]]) -> tuple | None:
-    """The inputs' names, types, dtypes and shapes, read without converting anything (None when
-    one has no dtype: a Python scalar, which the API converts)."""
+    """The inputs' names, types, dtypes and shapes, read without converting anything, as one flat
+    tuple (None when one has no dtype: a Python scalar, which the API converts).  A loop adding
+    to a tuple, not a comprehension: read right after a compiled call, a comprehension's own
+    frame costs a few µs more (measured: spec D48, "A compiled call")."""
+    signature: tuple = ()
     try:
-        return tuple([(k, type(v), v.dtype, v.shape) for k, v in items])
+        for k, v in items:
+            signature += (k, type(v), v.dtype, v.shape)
     except AttributeError:
         return None
+    return signature
 
 
 def through(calls: CompiledCalls, key: Any, given: list, xp: Any, node: Any, run: Callable[[dict], Any],
-            handed: dict) -> Any:
-    """``run(handed)`` through ``xp``'s compiled evaluation of ``node`` (``Backend.compiled``); on
-    a compiling backend the call is kept in ``calls`` under ``key`` and the fast signature of
-    ``given`` (the user's inputs, as (name, value) pairs in ``handed``'s order) when each was
-    handed to the backend as it is."""
+            handed: dict, output: Callable[[Any, Any], Any]) -> Any:
+    """``output(xp, run(handed))`` through ``xp``'s compiled evaluation of ``node``
+    (``Backend.compiled``); on a compiling backend the call is kept in ``calls`` under ``key``
+    and the fast signature of ``given`` (the user's inputs, as (name, value) pairs in
+    ``handed``'s order) when each was handed to the backend as it is: as the entry's
+    ``replay`` for these inputs when it has one (the JAX backend's: spec D48), else as the
+    entry itself, called with the inputs by name."""
     entry = xp.compiled(node, handed)
     value = entry(run, handed)
     if xp.compiles and all(a is b for (_, a), b in zip(given, handed.values())):
-        calls.keep(key, given, CompiledCall(xp, entry, run))
-    return value
+        offered = getattr(entry, "replay", None)
+        call = offered(run, handed) if offered is not None else None
+        if call is None:
+            names = tuple(handed)
+
+            def call(arrays: Iterable[Any]) -> Any:
+                return output(xp, entry(run, dict(zip(names, arrays))))
+
+        calls.keep(key, given, call)
+    return output(xp, value)

@@ -1,0 +1,167 @@
+"""A compiled call on the JAX backend (spec D48, "A compiled call"): a later call of
+``remora.evaluate`` or of a ``remora.function`` with JAX arrays of a signature met before is the
+compiled executable's own call — the same function a hand-written ``jax.jit`` compiles, taking
+the arrays positionally, no 64-bit scope entered, nothing of the first call's path run again —
+and stays correct: checks located, threads apart, an input the executable refuses taken by the
+jitted function."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import textwrap
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+
+import remora  # noqa: E402
+from remora.backends import jax_backend  # noqa: E402
+
+from conftest import subprocess_env  # noqa: E402
+
+
+def _device(x: np.ndarray):
+    with jax_backend.x64():
+        return jax.device_put(x)
+
+
+def _counting(monkeypatch, owner, name: str) -> list:
+    """Count the calls of ``owner.name`` (still calling it)."""
+    calls: list = []
+    original = getattr(owner, name)
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
+def test_the_compiled_dot_is_the_hand_written_one_taking_the_arrays_positionally(monkeypatch):
+    # (a dict of inputs costs JAX's dispatch a sort of its keys per call; a flag nobody reads,
+    # an extra output: the jaxpr is the hand-written einsum's, op for op, output for output)
+    captured = []
+    jit = jax_backend.jax.jit
+    monkeypatch.setattr(jax_backend.jax, "jit", lambda f, *a, **k: captured.append(f) or jit(f, *a, **k))
+    a, b = _device(np.ones((6, 4))), _device(np.arange(24.0).reshape(6, 4))
+    remora.evaluate("(dot a b)", a=a, b=b, backend="jax")
+    with jax_backend.x64():
+        got = jax.make_jaxpr(captured[-1])(a, b)
+        want = jax.make_jaxpr(lambda a, b: jnp.einsum("ij,ij->i", a, b))(a, b)
+    assert str(got) == str(want)
+
+
+def test_a_kept_call_of_jax_arrays_runs_nothing_of_the_first_calls_path(monkeypatch):
+    """Neither the 64-bit scope (an executable's input types are fixed), nor the entry's own
+    call with a dict of inputs, nor the look-up of the compiled function: its executable."""
+    a, b = _device(np.ones((4, 3))), _device(np.arange(12.0).reshape(4, 3))
+    f = remora.function("(λ ((u [Float 3]) (v [Float 3])) (dot u v))", backend="jax")
+    source = "(dot b a)"  # (the inputs by keyword, in another order than the compiled function's)
+    want = [3.0, 12.0, 21.0, 30.0]
+    np.testing.assert_allclose(np.asarray(remora.evaluate(source, b=b, a=a, backend="jax")), want)
+    np.testing.assert_allclose(np.asarray(f(a, b)), want)
+    scopes = _counting(monkeypatch, jax_backend, "_x64")
+    entries = _counting(monkeypatch, jax_backend._Compiled, "__call__")
+    looked_up = _counting(monkeypatch, jax_backend.JaxBackend, "compiled")
+    before = jax.config.jax_enable_x64
+    for _ in range(3):
+        out = remora.evaluate(source, b=b, a=a, backend="jax")
+        assert isinstance(out, jax.Array) and out.dtype == jnp.float64
+        np.testing.assert_allclose(np.asarray(out), want)
+        np.testing.assert_allclose(np.asarray(f(a, b)), want)
+    assert (len(scopes), len(entries), len(looked_up)) == (0, 0, 0)
+    assert jax.config.jax_enable_x64 == before  # (the user's own JAX code: its configuration)
+
+
+def test_a_failed_check_of_a_kept_call_of_jax_arrays_is_numpys_error_on_every_call():
+    source = "(reduce + (/ 12 x))"
+    good, bad = _device(np.array([1, 2, 3])), _device(np.array([1, 0, 3]))
+    f = remora.function("(λ ((v [Int 3])) (/ 12 v))", backend="jax")
+    assert int(remora.evaluate(source, x=good, backend="jax")) == 22
+    assert np.asarray(f(good)).tolist() == [12, 6, 4]
+    with pytest.raises(remora.RemoraRuntimeError) as want:
+        remora.evaluate(source, x=np.array([1, 0, 3]))
+    for _ in range(2):
+        with pytest.raises(remora.RemoraRuntimeError) as got:
+            remora.evaluate(source, x=bad, backend="jax")
+        assert (str(got.value), got.value.line, got.value.column) == (str(want.value), want.value.line,
+                                                                     want.value.column)
+        with pytest.raises(remora.RemoraRuntimeError, match="division by zero"):
+            f(bad)
+    assert int(remora.evaluate(source, x=good, backend="jax")) == 22
+    assert np.asarray(f(good)).tolist() == [12, 6, 4]
+
+
+def test_kept_calls_from_eight_threads_at_once_each_get_their_own_value():
+    f = remora.function("(λ ((v [Int 4])) (* v (reduce + (/ 12 v))))", backend="jax")
+    source = "(+ (* x 2) (reduce + x))"
+    inputs = [_device(np.arange(1, 5) + k) for k in range(8)]
+    zero = _device(np.array([1, 0, 2, 3]))
+    f(inputs[0]), remora.evaluate(source, x=inputs[0], backend="jax")  # (the calls kept)
+    start, results, errors = threading.Barrier(8), {}, {}
+
+    def work(k: int) -> None:
+        start.wait()
+        for _ in range(20):
+            if k == 7:  # (one thread's check fails every time: the others never see it)
+                with pytest.raises(remora.RemoraRuntimeError, match="division by zero"):
+                    f(zero)
+                continue
+            got = (np.asarray(f(inputs[k])).tolist(), np.asarray(remora.evaluate(source, x=inputs[k], backend="jax")).tolist())
+            if results.setdefault(k, got) != got:
+                errors[k] = got
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for k in range(7):
+        v = np.arange(1, 5) + k
+        assert results[k] == ((v * (12 // v).sum()).tolist(), (v * 2 + v.sum()).tolist())
+
+
+def test_an_input_on_another_device_takes_the_jitted_call():
+    # (the executable is made for the first call's device; the jitted function takes any)
+    program = textwrap.dedent("""
+        import jax, numpy as np, remora
+        from remora.backends import jax_backend
+        one, other = jax.devices()[:2]
+        with jax_backend.x64():
+            a, b = (jax.device_put(np.arange(4.0), d) for d in (one, other))
+        for x, device in [(a, one), (a, one), (b, other), (b, other), (a, one)]:
+            out = remora.evaluate("(* x 2.0)", backend="jax", x=x)
+            assert np.asarray(out).tolist() == [0.0, 2.0, 4.0, 6.0] and out.devices() == {device}, out.devices()
+        print("ok")
+    """)
+    env = {**subprocess_env(), "XLA_FLAGS": "--xla_force_host_platform_device_count=2", "JAX_PLATFORMS": "cpu"}
+    done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_first_calls_from_eight_threads_at_once_each_get_their_own_value():
+    # (each may trace and compile: whichever executable is kept, every call's value is its own)
+    f = remora.function("(λ ((v [Int 3])) (- (* v v) 1))", backend="jax")
+    source = "(+ (* x 3) 1)"
+    start, results = threading.Barrier(8), {}
+
+    def work(k: int) -> None:
+        x = _device(np.arange(3) + k)
+        start.wait()
+        results[k] = [(np.asarray(f(x)).tolist(), np.asarray(remora.evaluate(source, x=x, backend="jax")).tolist())
+                      for _ in range(5)]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(8):
+        v = np.arange(3) + k
+        assert results[k] == [((v * v - 1).tolist(), (v * 3 + 1).tolist())] * 5

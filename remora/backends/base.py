@@ -441,6 +441,18 @@ class Backend:
         placeholders (:meth:`tracing`), whose atoms are known only when the compiled function runs."""
         return True
 
+    def lane_ranks(self, lanes: Array) -> Array:
+        """Each lane's rank among the lanes taken in its row of ``lanes`` (a 2-D Bool array): 0,
+        1, … along the row for the lanes that are true (the others: any number) — the positions
+        of a padded box's items (``remora.dynamics.padded``), as ``Int``."""
+        return self.cumulative_sum(self.astype(lanes, "Int"), axis=1) - 1
+
+    def staged(self, x: Array) -> Array:
+        """``x`` as something the compiled function computes rather than a constant of it: a
+        known array that is large and whose consequences (a cumulative sum, a gather by it) would
+        otherwise be folded into larger constants at compile time.  Eagerly, ``x`` itself."""
+        return x
+
     def tracing(self) -> bool:
         """Whether this thread is tracing an evaluation for compilation (:meth:`compile`): values
         may then be placeholders whose atoms are not known yet."""

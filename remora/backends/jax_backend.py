@@ -247,6 +247,27 @@ class JaxBackend(NumpyBackend):
     def tracing(self) -> bool:
         return self._tracing.depth > 0
 
+    def lane_ranks(self, lanes):
+        if not _is_tracer(lanes) or lanes.shape[1] < 2:
+            return super().lane_ranks(lanes)
+        # XLA's cumulative sum on the CPU is a log-depth scan: at 4000×4000 it alone took longer
+        # than the whole hand-written triangular product.  When every row's lanes taken are a
+        # prefix of it (a triangle's rows, a kept leading run), their ranks are their positions:
+        # checked at run time (one fused pass), and the sum computed only when it is needed.
+        n, width = lanes.shape
+        small = jnp.int32 if width < 2**31 else jnp.int64
+        prefix = jnp.all(lanes[:, 1:] <= lanes[:, :-1])
+        ranks = lax.cond(prefix, lambda g: jnp.broadcast_to(jnp.arange(width, dtype=small), (n, width)),
+                         lambda g: jnp.cumsum(g.astype(small), axis=1) - 1, lanes)
+        return ranks.astype(jnp.int64)
+
+    def staged(self, x):
+        if not self.tracing() or not isinstance(x, np.ndarray) or x.dtype == object or x.size <= 1:
+            return x
+        # (the barrier keeps XLA from folding what follows from the constant into larger ones:
+        # a 4000×4000 filter's flags, their cumulative sum, a gather by it took 10 s to compile)
+        return lax.optimization_barrier(jnp.asarray(_staged(x)))
+
     def loop(self, n: int, step: Callable[[int, Any], Any], init: Any) -> Any:
         if n <= 1 or not self.tracing() or _is_host(init):
             return super().loop(n, step, init)

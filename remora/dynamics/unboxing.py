@@ -96,6 +96,8 @@ def uniform_indices(u: Unboxing) -> Val | None:
     """Every box has the same index components: the body once, over all of their contents."""
     xp, arr = u.xp, u.boxed.arr
     if u.in_place:  # a flat frame of boxes: one length for all is an ordinary batch
+        if arr.lanes is not None:
+            return None  # (padded while tracing: the lengths are not known yet; the ragged pass)
         lengths = arr.lengths
         if not xp.all(lengths == lengths[0]):
             return None

@@ -1,0 +1,97 @@
+"""Padded ragged values: ``filter`` over a frame, traced for compilation (spec D48).
+
+A compiled function cannot have a shape that depends on data, and ``filter``'s result does:
+each box holds however many items its flags keep.  While tracing, ``filter`` over a frame of
+rows of static length ``L`` therefore keeps every row where it is — ``L`` lanes per box, a
+Bool per lane saying whether it holds an item (the flags themselves), and the counts as the
+boxes' lengths (a padded :class:`~.layouts.Ragged`).  Nothing is compacted: the kept items
+stay in their lanes, in order, with the lanes between them not taken.
+
+An ``unbox`` body runs over that layout in the ragged pass (:mod:`.ragged`):
+
+- elementwise work runs on every lane (:func:`mapped`) under a *lane mask* (:mod:`.masks`:
+  in the mapped application the batch is the flat buffer, whose leading axis the mask is),
+  so a run-time check made for a lane not taken — a division by zero, an ``index`` out of
+  range in the padding — is excused and never fails the evaluation; a real failure re-runs
+  the evaluation eagerly, which raises the located error;
+- whole-box consumers use the padded layout where their segmented implementation knows it
+  (:func:`reduce_lanes`: ``length`` is the counts, ``sum``/``inner``/``reduce`` with an
+  associative primitive reduce each row with the operation's identity in the lanes not taken;
+  :func:`ranks`: ``iota/w`` of a box numbers its lanes taken, 0, 1, …);
+- anything else (``fold`` with a user function, ``reverse``, ``index`` into the box, a box
+  of rank > 1 in ``iota/w``, …) raises :class:`~.layouts.NeedGrouping` and the unbox makes
+  the evaluation ``Untraceable``: it runs eagerly, exactly as before.  Never a wrong value.
+"""
+
+from __future__ import annotations
+
+from ..backends import host
+from . import masks
+from .batched import Val, plain_val, spread
+from .layouts import NeedGrouping, Ragged
+
+
+def mapped(engine, parts, cellz, result, rep, span, shape: Ragged) -> Val:
+    """An application whose frame contains the padded axis: once over every lane of every box,
+    under the lane mask; values belonging to whole boxes are repeated along their lanes."""
+    xp = engine.xp
+    lanes = shape.boxes * shape.width
+    flat = []
+    for p, cell in zip(parts, cellz):
+        if type(p.arr) is Ragged:
+            if len(cell) > p.arr.data.ndim - 1:
+                raise NeedGrouping
+            flat.append(Val(p.arr.data, 1))
+        elif p.arr.ndim - p.k != len(cell):
+            raise NeedGrouping  # a whole-box value with a frame of its own
+        else:
+            flat.append(_per_lane(xp, p, shape))
+    with masks.masked(engine, shape.lanes):
+        out = engine.apply_vals(flat[0], flat[1:], tuple(cellz[1:]), result[1:], rep, span, (lanes,))
+    out = plain_val(out)
+    data = spread(xp, out.arr, (lanes,) + (out.arr.shape[1:] if out.k else out.arr.shape))
+    return Val(Ragged(xp, xp.contiguous(data), shape.lengths, shape.lanes), 1)
+
+
+def _per_lane(xp, p: Val, shape: Ragged) -> Val:
+    """A value batched over the boxes (or constant), repeated along each box's lanes."""
+    p = plain_val(p)
+    if p.k == 0 or p.arr.shape[0] == 1:
+        return p
+    if host.is_host(p.arr):
+        raise NeedGrouping  # (a frame of functions or closures per box: not on the device)
+    rest = tuple(p.arr.shape[1:])
+    rows = xp.broadcast_to(xp.reshape(p.arr, (shape.boxes, 1) + rest), (shape.boxes, shape.width) + rest)
+    return Val(xp.reshape(rows, (shape.boxes * shape.width,) + rest), 1)
+
+
+#: each associative operation's identity by atom type: what the lanes not taken hold in a reduce
+_IDENTITY = {
+    "add": {"Int": 0, "Float": 0.0},
+    "multiply": {"Int": 1, "Float": 1.0},
+    "maximum": {"Int": -(2**63), "Float": float("-inf")},
+    "minimum": {"Int": 2**63 - 1, "Float": float("inf")},
+    "logical_and": {"Bool": True},
+    "logical_or": {"Bool": False},
+    "logical_xor": {"Bool": False},
+}
+
+
+def reduce_lanes(xp, op: str, xs: Ragged):
+    """Each box's ``op`` reduce: its row of lanes, the operation's identity where not taken;
+    NotImplemented for an operation without one here."""
+    rep = xp.rep(xs.data)
+    identity = _IDENTITY.get(op, {}).get(rep)
+    if identity is None:
+        return NotImplemented
+    rows = xs.rows(xs.data)
+    taken = xp.reshape(xs.rows(xs.lanes), (xs.boxes, xs.width) + (1,) * (rows.ndim - 2))
+    return xp.reduce(op, xp.where(taken, rows, xp.asarray(identity, rep)), 1)
+
+
+def ranks(xp, xs: Ragged) -> Ragged:
+    """Each lane taken numbered 0, 1, … along its box (a lane not taken: any number; masked)."""
+    return Ragged(xp, xp.reshape(xp.lane_ranks(xs.rows(xs.lanes)), (-1,)), xs.lengths, xs.lanes)
+
+
+__all__ = ["mapped", "ranks", "reduce_lanes"]

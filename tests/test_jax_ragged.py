@@ -1,0 +1,144 @@
+"""Ragged boxes under ``jax.jit`` (issue 14, spec D48): ``filter`` over a frame, compiled.
+
+While tracing, ``filter`` over a frame keeps each row in its lanes with a lane mask (a padded
+layout, remora/dynamics/padded.py) and the ``unbox`` body runs over all lanes at once: the
+evaluation is one compiled function, with the NumPy backend's values (Float within D48's
+relative 1e-9, Int exact) and errors.  What the padded pass does not cover runs eagerly, as
+before, with NumPy's values.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+
+import remora  # noqa: E402
+from remora import backends  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from bench.programs import WORKLOADS  # noqa: E402
+
+XP = backends.get("jax")
+RAGGED = {w.name: w for w in WORKLOADS if w.name in ("segmented sums", "triangular mat-vec")}
+
+KEEP = "(define (keep (m [Bool 6]) (row [Int 6])) (filter m row))\n"
+KEEP_F = "(define (keep (m [Bool 6]) (row [Float 6])) (filter m row))\n"
+
+
+def _compiled(source: str, **inputs):
+    """The value on JAX, and whether it was compiled: one new trace, no eager run."""
+    traces, eager, fallbacks = XP.traces, XP.eager_runs, len(XP.fallbacks)
+    got = remora.evaluate(source, backend="jax", **inputs)
+    return got, XP.traces == traces + 1 and XP.eager_runs == eager and len(XP.fallbacks) == fallbacks
+
+
+def _inputs(seed: int, rows: int = 5):
+    r = np.random.default_rng(seed)
+    mask = r.random((rows, 6)) < 0.5
+    mask[0] = False  # (an empty box)
+    mask[1] = True  # (a full one)
+    return {"mask": mask, "data": r.integers(1, 9, (rows, 6)), "v": np.arange(10, 16)}
+
+
+@pytest.mark.parametrize("name", sorted(RAGGED))
+@pytest.mark.parametrize("size", ["quick", 7, 33])
+def test_the_ragged_workloads_compile_whole_with_numpys_values(name, size):
+    w = RAGGED[name]
+    inputs = w.inputs(w.quick if size == "quick" else size)
+    got, compiled = _compiled(w.source, **inputs)
+    np.testing.assert_allclose(np.asarray(got), w.numpy(**inputs), rtol=1e-9, atol=1e-12)
+    assert compiled, list(XP.fallbacks)[-1:]
+
+
+PROGRAMS = [
+    # the length of each box: the counts
+    KEEP + "(unbox (n xs (keep mask data)) (length xs))",
+    # Int sums (exact) and a sum with the length
+    KEEP + "(unbox (n xs (keep mask data)) (+ (length xs) (sum xs)))",
+    # iota/w of a box, then index into another array at those positions
+    KEEP + "(unbox (n xs (keep mask data)) (sum (* xs (index v (iota/w xs)))))",
+    # elementwise with a value per box (from the frame of rows) and one for all
+    KEEP + "(define (f (m [Bool 6]) (row [Int 6]) (s [Int])) (unbox (n xs (filter m row)) (sum (* (+ s 1) xs))))\n"
+    "(f mask data (sum data))",
+    # an Int division that would fail only in lanes not taken (the rows hold 0 there)
+    KEEP + "(unbox (n xs (keep mask (* data (bool->int mask)))) (sum (/ 840 xs)))",
+    # an index that would be out of range only in lanes not taken
+    KEEP + "(unbox (n xs (keep mask (* data (bool->int mask)))) (sum (index [0 1 2 3 4 5 6 7 8] xs)))",
+    # inner products and reductions by an associative primitive
+    KEEP + "(unbox (n xs (keep mask data)) (inner xs (iota/w xs)))",
+    KEEP + "(unbox (n xs (keep mask data)) [(fold max 0 xs) (fold + 0 xs)])",
+]
+
+
+@pytest.mark.parametrize("source", PROGRAMS, ids=range(len(PROGRAMS)))
+def test_ragged_programs_compile_with_numpys_values(source):
+    inputs = _inputs(3)
+    want = remora.evaluate(source, **inputs)
+    got, compiled = _compiled(source, **inputs)
+    assert np.asarray(got).tolist() == np.asarray(want).tolist()
+    assert compiled, list(XP.fallbacks)[-1:]
+
+
+def test_float_sums_of_boxes_are_numpys_within_tolerance():
+    r = np.random.default_rng(5)
+    inputs = {"mask": r.random((40, 6)) < 0.5, "data": r.standard_normal((40, 6))}
+    source = KEEP_F + "(unbox (n xs (keep mask data)) (sum (* xs xs)))"
+    want = remora.evaluate(source, **inputs)
+    got, compiled = _compiled(source, **inputs)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-9, atol=0)
+    assert compiled
+
+
+def test_a_division_by_zero_in_a_lane_taken_is_numpys_located_error():
+    source = KEEP + "(unbox (n xs (keep mask data)) (sum (/ 840 xs)))"
+    inputs = _inputs(4)
+    inputs["data"][1, 2] = 0  # (row 1 keeps every lane)
+    with pytest.raises(remora.RemoraRuntimeError) as want:
+        remora.evaluate(source, **inputs)
+    with pytest.raises(remora.RemoraRuntimeError) as got:
+        remora.evaluate(source, backend="jax", **inputs)
+    assert (str(got.value), got.value.line, got.value.column) == (str(want.value), want.value.line, want.value.column)
+
+
+@pytest.mark.parametrize("body", ["(sum (reverse xs))", "(fold - 0 xs)", "(length (append xs xs))"])
+def test_what_the_padded_pass_does_not_cover_runs_eagerly_with_numpys_values(body):
+    source = KEEP + f"(unbox (n xs (keep mask data)) {body})"
+    inputs = _inputs(6)
+    want = remora.evaluate(source, **inputs)
+    got, compiled = _compiled(source, **inputs)
+    assert np.asarray(got).tolist() == np.asarray(want).tolist()
+    assert not compiled
+
+
+def test_boxes_of_filter_returned_whole_run_eagerly():
+    source = KEEP + "(keep mask data)"
+    inputs = _inputs(7)
+    want = remora.evaluate(source, **inputs)
+    got = remora.evaluate(source, backend="jax", **inputs)
+    assert [np.asarray(b.value).tolist() for b in np.asarray(got, dtype=object).reshape(-1)] == [
+        np.asarray(b.value).tolist() for b in np.asarray(want, dtype=object).reshape(-1)
+    ]
+
+
+def test_numpy_keeps_filter_compact():
+    from remora.dynamics.layouts import BoxFrame
+
+    seen = []
+    original = BoxFrame.__init__
+
+    def spy(self, xp, shape, data, lengths, lanes=None):
+        seen.append(lanes)
+        original(self, xp, shape, data, lengths, lanes)
+
+    BoxFrame.__init__ = spy
+    try:
+        remora.evaluate(KEEP + "(unbox (n xs (keep mask data)) (sum xs))", **_inputs(8))
+    finally:
+        BoxFrame.__init__ = original
+    assert seen and all(lanes is None for lanes in seen)

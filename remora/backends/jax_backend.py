@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import math
 import threading
 from typing import Any, Callable, Sequence
 
@@ -110,14 +111,41 @@ POSITIONAL = {"take", "take_along_axis", "gather", "scatter", "repeat", "resize"
               "unravel_index", "searchsorted"}
 
 
+#: the elementwise operations whose known result is computed by the compiled function when it
+#: would be large and its operands are broadcasts of small arrays (see :func:`_spread_out`)
+ELEMENTWISE = set(
+    "where add subtract multiply divide floor_divide remainder minimum maximum equal not_equal less less_equal "
+    "greater greater_equal logical_and logical_or logical_xor".split()
+)
+
+#: from how many atoms a known elementwise result of broadcasts is left to the compiled function
+STAGED_ATOMS = 1 << 20
+
+
+def _spread_out(args) -> bool:
+    """Whether an elementwise operation on known operands, while tracing, would make a large
+    constant out of small ones — ``(<= (iota/w row) i)`` over a 4000×4000 frame is 16 MB of
+    flags, each a comparison of two broadcast vectors.  Then the compiled function computes it
+    (XLA fuses it into what reads it, as ``jnp.tril`` does) rather than carrying the constant:
+    computed on the host, it took seconds to compile and was read from memory at every call."""
+    arrays = [a for a in args if isinstance(a, np.ndarray) and a.ndim]
+    if not arrays or any(a.dtype == object for a in arrays):
+        return False
+    atoms = math.prod(np.broadcast_shapes(*(a.shape for a in arrays)))
+    return atoms >= STAGED_ATOMS and all(NUMPY.compact(a).size * 64 <= atoms for a in arrays)
+
+
 def _dispatcher(name: str):
     eager, traced = getattr(NUMPY, name), getattr(JNP, name)
     stage = (lambda a: a) if name in POSITIONAL else _staged
+    elementwise = name in ELEMENTWISE
 
     def op(self, *args, **kwargs):
         if not self._tracing.depth:
             return eager(*args, **kwargs)
         if any(_is_tracer(a) or (type(a) in (list, tuple) and any(map(_is_tracer, a))) for a in args):
+            return traced(*[stage(a) for a in args], **kwargs)
+        if elementwise and _spread_out(args):
             return traced(*[stage(a) for a in args], **kwargs)
         # What is known while tracing (the program's constants, and what follows from them
         # alone) stays known: computed now, on the host — a count or a length that decides a

@@ -182,3 +182,27 @@ def jax_backend_x64():
     from remora.backends import jax_backend
 
     return jax_backend.x64()
+
+
+def test_index_at_a_boxs_positions_into_a_long_enough_array_compiles_no_check(monkeypatch):
+    # (the positions of a padded box are below its width: an array of that many items needs no check)
+    source = KEEP + "(unbox (n xs (keep mask data)) (sum (* xs (index v (iota/w xs)))))"
+    closed, compiled = _jaxpr(monkeypatch, source, **_inputs(10, rows=9))  # (a signature of its own)
+    assert compiled
+    assert len(closed.jaxpr.outvars) == 1  # (the value alone: no flag of checks)
+
+
+def test_index_at_a_boxs_positions_into_a_shorter_array_is_checked():
+    source = KEEP + "(unbox (n xs (keep mask data)) (sum (index [10 20 30] (iota/w xs))))"
+    inputs = _inputs(11)
+    inputs["mask"][2:] = np.arange(6) < 3  # (no box but the full one has more than 3 items)
+    with pytest.raises(remora.RemoraRuntimeError) as want:
+        remora.evaluate(source, **inputs)
+    with pytest.raises(remora.RemoraRuntimeError) as got:
+        remora.evaluate(source, backend="jax", **inputs)
+    assert (str(got.value), got.value.line, got.value.column) == (str(want.value), want.value.line, want.value.column)
+    inputs["mask"][1] = np.arange(6) < 2
+    want = remora.evaluate(source, **inputs)
+    got, compiled = _compiled(source, **inputs)
+    assert np.asarray(got).tolist() == np.asarray(want).tolist()
+    assert compiled

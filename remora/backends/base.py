@@ -443,9 +443,20 @@ class Backend:
 
     def lane_ranks(self, lanes: Array) -> Array:
         """Each lane's rank among the lanes taken in its row of ``lanes`` (a 2-D Bool array): 0,
-        1, … along the row for the lanes that are true (the others: any number) — the positions
-        of a padded box's items (``remora.dynamics.padded``), as ``Int``."""
-        return self.cumulative_sum(self.astype(lanes, "Int"), axis=1) - 1
+        1, … along the row for the lanes that are true (the others: any number, but always
+        within 0 … width - 1) — the positions of a padded box's items
+        (``remora.dynamics.padded``), as ``Int``."""
+        return self.maximum(self.cumulative_sum(self.astype(lanes, "Int"), axis=1) - 1, self.asarray(0, "Int"))
+
+    def bounded(self, x: Array, lo: int, hi: int) -> Array:
+        """``x``, known to hold only atoms within ``lo … hi``: a tracing backend remembers it, so
+        a check that follows from the bounds (``index`` at a padded box's positions) need not be
+        compiled (:meth:`bounds`)."""
+        return x
+
+    def bounds(self, x: Array) -> tuple[int, int] | None:
+        """The bounds :meth:`bounded` recorded for ``x`` while tracing, or None."""
+        return None
 
     def staged(self, x: Array) -> Array:
         """``x`` as something the compiled function computes rather than a constant of it: a

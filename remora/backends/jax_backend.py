@@ -14,7 +14,8 @@ Two halves:
   one Bool the compiled function returns with its result (carried out of compiled loops with
   their accumulators): when it is false, the evaluation is run again eagerly, which raises the
   very error (message and location) the NumPy backend raises.  What cannot be traced
-  — a shape that depends on data (``filter``, ``iota/v`` of a computed length, ``take``/``drop``,
+  — a shape that depends on data (``filter`` but over a frame into an ``unbox``, which keeps its rows
+  padded: :mod:`remora.dynamics.padded`; ``iota/v`` of a computed length, ``take``/``drop``,
   ragged ``unbox``), an effect (``read-nums``), a result holding boxes or functions — makes that
   evaluation run eagerly, one JAX call per operation, and is remembered for its signature
   (spec D48).
@@ -286,8 +287,17 @@ class JaxBackend(NumpyBackend):
         small = jnp.int32 if width < 2**31 else jnp.int64
         prefix = jnp.all(lanes[:, 1:] <= lanes[:, :-1])
         ranks = lax.cond(prefix, lambda g: jnp.broadcast_to(jnp.arange(width, dtype=small), (n, width)),
-                         lambda g: jnp.cumsum(g.astype(small), axis=1) - 1, lanes)
+                         lambda g: jnp.maximum(jnp.cumsum(g.astype(small), axis=1) - 1, 0), lanes)
         return ranks.astype(jnp.int64)
+
+    def bounded(self, x, lo: int, hi: int):
+        if self._tracing.depth and _is_tracer(x):
+            self._tracing.bounds[id(x)] = (x, lo, hi)
+        return x
+
+    def bounds(self, x):
+        hit = self._tracing.bounds.get(id(x)) if self._tracing.depth else None
+        return hit[1:] if hit is not None and hit[0] is x else None
 
     def staged(self, x):
         if not self.tracing() or not isinstance(x, np.ndarray) or x.dtype == object or x.size <= 1:
@@ -457,6 +467,7 @@ class JaxBackend(NumpyBackend):
             tracing.depth += 1
             outer, tracing.checks = tracing.checks, []
             broadcasts, tracing.broadcasts = tracing.broadcasts, {}
+            bounds, tracing.bounds = tracing.bounds, {}
             slices, tracing.slices = tracing.slices, {}
             stacks, tracing.columns = tracing.columns, {}
             try:
@@ -467,6 +478,7 @@ class JaxBackend(NumpyBackend):
                 tracing.depth -= 1
                 tracing.checks = outer
                 tracing.broadcasts = broadcasts
+                tracing.bounds = bounds
                 tracing.slices = slices
                 tracing.columns = stacks
             if not isinstance(out, jax.Array):

@@ -90,8 +90,11 @@ def reduce_lanes(xp, op: str, xs: Ragged):
 
 
 def ranks(xp, xs: Ragged) -> Ragged:
-    """Each lane taken numbered 0, 1, … along its box (a lane not taken: any number; masked)."""
-    return Ragged(xp, xp.reshape(xp.lane_ranks(xs.rows(xs.lanes)), (-1,)), xs.lengths, xs.lanes)
+    """Each lane taken numbered 0, 1, … along its box (a lane not taken: any number below the
+    width; masked) — known to be positions of a row, so ``index`` by them into an array of at
+    least that many items checks nothing."""
+    flat = xp.reshape(xp.lane_ranks(xs.rows(xs.lanes)), (-1,))
+    return Ragged(xp, xp.bounded(flat, 0, max(xs.width - 1, 0)), xs.lengths, xs.lanes)
 
 
 __all__ = ["mapped", "ranks", "reduce_lanes"]

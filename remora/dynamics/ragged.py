@@ -19,6 +19,9 @@ evaluated once, over the batch of boxes:
   groups instead.
 
 So this is only ever a faster route to the same values; a real error inside it is an error.
+
+While tracing for compilation the pass runs only over a *padded* layout (``filter`` over a
+frame, :mod:`.padded`); when it declines there, the evaluation runs eagerly (spec D48).
 """
 
 from __future__ import annotations

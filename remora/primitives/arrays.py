@@ -106,8 +106,11 @@ def _index(ctx, xs, i):
     r = _axis(ctx)
     d = xs.shape[r]
     small = xp.compact(i)  # one entry where every cell uses the same index
-    ctx.require((small >= 0) & (small < d), f"index {{}} is out of range for {d} items", small)
-    if xp.tracing() and d:  # (a lane not taken, compiled, may hold any index: read a valid one, masks.py)
+    known = xp.bounds(i) if xp.tracing() else None  # (a padded box's positions: in range if d ≥ the width)
+    in_range = known is not None and 0 <= known[0] <= known[1] < d
+    if not in_range:
+        ctx.require((small >= 0) & (small < d), f"index {{}} is out of range for {d} items", small)
+    if xp.tracing() and d and not in_range:  # (a lane not taken, compiled, may hold any index: masks.py)
         lo, hi = xp.asarray(0, "Int"), xp.asarray(d - 1, "Int")
         small, i = xp.minimum(xp.maximum(small, lo), hi), xp.minimum(xp.maximum(i, lo), hi)
     if small.size == 1:

@@ -167,10 +167,11 @@ def test_large_flags_of_known_broadcasts_are_computed_not_constants(monkeypatch)
     assert max((np.size(c) for c in closed.consts), default=0) < 1 << 20, [np.shape(c) for c in closed.consts]
 
 
+@pytest.mark.parametrize("width", [7, 40_000])  # (ranks kept in int16 below 2**15 lanes, int32 above)
 @pytest.mark.parametrize("prefix", [True, False])
-def test_lane_ranks_number_the_lanes_taken_in_every_row(prefix):
+def test_lane_ranks_number_the_lanes_taken_in_every_row(prefix, width):
     r = np.random.default_rng(9)
-    lanes = (np.arange(7)[None, :] < r.integers(0, 8, (5, 1))) if prefix else r.random((5, 7)) < 0.5
+    lanes = (np.arange(width)[None, :] < r.integers(0, width + 1, (5, 1))) if prefix else r.random((5, width)) < 0.9
     want = np.cumsum(lanes, axis=1) - 1
     with jax_backend_x64():
         got = np.asarray(jax.jit(XP.lane_ranks)(lanes))

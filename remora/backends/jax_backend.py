@@ -283,8 +283,11 @@ class JaxBackend(NumpyBackend):
         # than the whole hand-written triangular product.  When every row's lanes taken are a
         # prefix of it (a triangle's rows, a kept leading run), their ranks are their positions:
         # checked at run time (one fused pass), and the sum computed only when it is needed.
+        # The ranks come out of the ``cond`` as a buffer XLA writes and reads back: in the
+        # narrowest integers that hold them (int16 for rows under 32768 lanes: 1.4× the
+        # hand-written triangular product at 4000, int32 1.6×), widened where they are read.
         n, width = lanes.shape
-        small = jnp.int32 if width < 2**31 else jnp.int64
+        small = jnp.int16 if width < 2**15 else jnp.int32 if width < 2**31 else jnp.int64
         prefix = jnp.all(lanes[:, 1:] <= lanes[:, :-1])
         ranks = lax.cond(prefix, lambda g: jnp.broadcast_to(jnp.arange(width, dtype=small), (n, width)),
                          lambda g: jnp.maximum(jnp.cumsum(g.astype(small), axis=1) - 1, 0), lanes)

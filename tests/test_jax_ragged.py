@@ -167,22 +167,24 @@ def test_large_flags_of_known_broadcasts_are_computed_not_constants(monkeypatch)
     assert max((np.size(c) for c in closed.consts), default=0) < 1 << 20, [np.shape(c) for c in closed.consts]
 
 
-@pytest.mark.parametrize("width", [7, 40_000])  # (ranks kept in int16 below 2**15 lanes, int32 above)
+@pytest.mark.parametrize("width", [7, 20_000, 40_000])  # (a scan; a cond, ranks in int16; in int32)
 @pytest.mark.parametrize("prefix", [True, False])
-def test_lane_ranks_number_the_lanes_taken_in_every_row(prefix, width):
+def test_the_positions_of_a_boxs_items_are_numpys(prefix, width):
+    # (iota/w of a padded box: its lanes taken numbered 0, 1, …; behind a cond when the rows
+    # are large, which skips the cumulative sum when every row's lanes taken are a prefix)
     r = np.random.default_rng(9)
-    lanes = (np.arange(width)[None, :] < r.integers(0, width + 1, (5, 1))) if prefix else r.random((5, width)) < 0.9
-    want = np.cumsum(lanes, axis=1) - 1
-    with jax_backend_x64():
-        got = np.asarray(jax.jit(XP.lane_ranks)(lanes))
-    assert got.dtype == np.int64
-    assert (got[lanes] == want[lanes]).all()
-
-
-def jax_backend_x64():
-    from remora.backends import jax_backend
-
-    return jax_backend.x64()
+    rows = 4
+    if prefix:
+        mask = np.arange(width)[None, :] < r.integers(0, width + 1, (rows, 1))
+    else:
+        mask = r.random((rows, width)) < 0.9
+    source = (f"(define (keep (m [Bool {width}]) (row [Int {width}])) (filter m row))\n"
+              "(unbox (n xs (keep mask data)) (sum (* xs (index v (iota/w xs)))))")
+    inputs = {"mask": mask, "data": r.integers(-9, 9, (rows, width)), "v": r.integers(-9, 9, width)}
+    want = remora.evaluate(source, **inputs)
+    got, compiled = _compiled(source, **inputs)
+    assert np.asarray(got).tolist() == np.asarray(want).tolist()
+    assert compiled
 
 
 def test_index_at_a_boxs_positions_into_a_long_enough_array_compiles_no_check(monkeypatch):

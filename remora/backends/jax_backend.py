@@ -119,9 +119,6 @@ ELEMENTWISE = set(
     "greater greater_equal logical_and logical_or logical_xor".split()
 )
 
-#: from how many lanes a padded box's ranks are computed behind a ``cond`` (JaxBackend.lane_ranks)
-SCANNED_LANES = 1 << 16
-
 #: from how many atoms a known elementwise result of broadcasts is left to the compiled function
 STAGED_ATOMS = 1 << 20
 
@@ -280,10 +277,10 @@ class JaxBackend(NumpyBackend):
         return self._tracing.depth > 0
 
     def lane_ranks(self, lanes):
-        if not _is_tracer(lanes) or lanes.size < SCANNED_LANES:
-            return super().lane_ranks(lanes)  # (small: the scan costs less than a cond's call)
+        if not _is_tracer(lanes) or lanes.shape[1] < 2:
+            return super().lane_ranks(lanes)
         # XLA's cumulative sum on the CPU is a log-depth scan: at 4000×4000 it alone took longer
-        # than the whole hand-written triangular product.  When every row's lanes taken are a
+        # than the whole hand-written triangular product (at 64×64, twice the whole product).  When every row's lanes taken are a
         # prefix of it (a triangle's rows, a kept leading run), their ranks are their positions:
         # checked at run time (one fused pass), and the sum computed only when it is needed.
         # The ranks come out of the ``cond`` as a buffer XLA writes and reads back: in the

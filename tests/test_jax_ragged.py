@@ -209,3 +209,31 @@ def test_index_at_a_boxs_positions_into_a_shorter_array_is_checked():
     got, compiled = _compiled(source, **inputs)
     assert np.asarray(got).tolist() == np.asarray(want).tolist()
     assert compiled
+
+
+def _primitives(jaxpr) -> set:
+    """The names of the primitives in ``jaxpr`` and every jaxpr it calls."""
+    from jax.extend.core import ClosedJaxpr, Jaxpr
+
+    names = set()
+    for eqn in jaxpr.eqns:
+        names.add(eqn.primitive.name)
+        for param in eqn.params.values():
+            for sub in param if isinstance(param, (list, tuple)) else [param]:
+                if isinstance(sub, ClosedJaxpr):
+                    names |= _primitives(sub.jaxpr)
+                elif isinstance(sub, Jaxpr):
+                    names |= _primitives(sub)
+    return names
+
+
+def test_a_body_numbering_its_items_runs_in_a_cond_on_whether_the_rows_lead(monkeypatch):
+    # (when every row's lanes taken lead it — a triangle's rows — the body reads its positions as
+    # an iota XLA fuses into the gather: no cumulative sum, no buffer of ranks written and read)
+    w = RAGGED["triangular mat-vec"]
+    closed, compiled = _jaxpr(monkeypatch, w.source, **w.inputs(5))
+    assert compiled
+    conds = [e for e in closed.jaxpr.eqns if e.primitive.name == "cond"]
+    bodies = [c for c in conds if all("gather" in _primitives(b.jaxpr) for b in c.params["branches"])]
+    assert bodies, "the unbox body is not evaluated under a cond"
+    assert any("cumsum" not in _primitives(b.jaxpr) for b in bodies[-1].params["branches"])

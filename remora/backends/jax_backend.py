@@ -276,9 +276,11 @@ class JaxBackend(NumpyBackend):
     def tracing(self) -> bool:
         return self._tracing.depth > 0
 
-    def lane_ranks(self, lanes):
+    def lane_ranks(self, lanes, lead: bool = False):
+        if lead and self.tracing():  # (an iota XLA computes where it is read, not a constant)
+            return lax.broadcasted_iota(jnp.int64, lanes.shape, 1)
         if not _is_tracer(lanes) or lanes.shape[1] < 2:
-            return super().lane_ranks(lanes)
+            return super().lane_ranks(lanes, lead)
         # XLA's cumulative sum on the CPU is a log-depth scan: at 4000×4000 it alone took longer
         # than the whole hand-written triangular product (at 64×64, twice the whole product).  When every row's lanes taken are a
         # prefix of it (a triangle's rows, a kept leading run), their ranks are their positions:
@@ -292,6 +294,23 @@ class JaxBackend(NumpyBackend):
         ranks = lax.cond(prefix, lambda g: jnp.broadcast_to(jnp.arange(width, dtype=small), (n, width)),
                          lambda g: jnp.maximum(jnp.cumsum(g.astype(small), axis=1) - 1, 0), lanes)
         return ranks.astype(jnp.int64)
+
+    def cond(self, pred, if_true, if_false):
+        if not _is_tracer(pred):
+            return super().cond(pred, if_true, if_false)
+        checking: list = []
+
+        def branch(make):
+            def run(_):
+                out, ok = self._checked_step(lambda i, acc: make(), None, None, checking)
+                if not isinstance(out, jax.Array):
+                    raise Untraceable("a `cond` branch whose value holds boxes or functions")
+                return out, ok
+            return run
+
+        out, ok = lax.cond(pred, branch(if_true), branch(if_false), None)
+        self._carry_out(ok, checking)
+        return out
 
     def bounded(self, x, lo: int, hi: int):
         if self._tracing.depth and _is_tracer(x):

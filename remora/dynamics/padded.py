@@ -25,6 +25,9 @@ An ``unbox`` body runs over that layout in the ragged pass (:mod:`.ragged`):
 
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
+
 from ..backends import host
 from . import masks
 from .batched import Val, plain_val, spread
@@ -93,8 +96,66 @@ def ranks(xp, xs: Ragged) -> Ragged:
     """Each lane taken numbered 0, 1, … along its box (a lane not taken: any number below the
     width; masked) — known to be positions of a row, so ``index`` by them into an array of at
     least that many items checks nothing."""
-    flat = xp.reshape(xp.lane_ranks(xs.rows(xs.lanes)), (-1,))
+    hint = _HINTS.of(xs.lanes)
+    if hint is not None:
+        hint.ranked = True
+    # (every row's lanes taken known to lead it: numbered by their positions)
+    rows = xp.lane_ranks(xs.rows(xs.lanes), lead=hint is not None and bool(hint.prefix))
+    flat = xp.reshape(rows, (-1,))
     return Ragged(xp, xp.bounded(flat, 0, max(xs.width - 1, 0)), xs.lengths, xs.lanes)
+
+
+class _Hint:
+    """What an unbox body over one padded layout has asked (``ranked``: the positions of its
+    items) and may assume (``prefix``: every row's lanes taken lead it; None: nothing)."""
+
+    __slots__ = ("lanes", "ranked", "prefix")
+
+    def __init__(self, lanes):
+        self.lanes, self.ranked, self.prefix = lanes, False, None
+
+
+class _Hints(threading.local):
+    by_lanes: dict = {}
+
+    def of(self, lanes):
+        hint = self.by_lanes.get(id(lanes))
+        return hint if hint is not None and hint.lanes is lanes else None
+
+    @contextmanager
+    def given(self, hint: _Hint):
+        self.by_lanes = {**self.by_lanes, id(hint.lanes): hint}
+        try:
+            yield
+        finally:
+            self.by_lanes = {k: v for k, v in self.by_lanes.items() if v is not hint}
+
+
+_HINTS = _Hints()
+
+
+def evaluated(engine, evaluate, contents: Ragged):
+    """``evaluate()``, the unbox body over the padded ``contents``.  When it numbers the items of
+    its boxes (``iota/w``), the outermost such body is evaluated again twice, under a ``cond`` on
+    whether every row's lanes taken lead it: then their positions are the lanes' own (an iota
+    XLA fuses into what reads it — a triangle's rows), else a cumulative sum; a ``cond`` around
+    the positions alone leaves them in a buffer that is written and read back, which cost as
+    much as the rest of the triangular product.  (The first evaluation is dead code unless it
+    made checks, which then stay.)"""
+    xp = engine.xp
+    hint = _Hint(contents.lanes)
+    with _HINTS.given(hint):
+        out = evaluate()
+        if not hint.ranked or engine.ragged_depth > 1 or not xp.tracing():
+            return out
+        rows = contents.rows(contents.lanes)
+        prefix = xp.reduce("logical_and", xp.reshape(xp.less_equal(rows[:, 1:], rows[:, :-1]), (-1,)), 0)
+
+        def again(lead: bool):
+            hint.prefix = lead
+            return evaluate()
+
+        return xp.cond(prefix, lambda: again(True), lambda: again(False))
 
 
 __all__ = ["mapped", "ranks", "reduce_lanes"]

@@ -83,17 +83,20 @@ def unbox(engine, e, env, ienv, boxes, tf: tuple, body_shape: tuple):
     inner[e.value_name] = Val(contents, 1)
     inner_i = dict(ienv)
     inner_i[e.index_vars[0]] = RaggedDim(contents.lengths)
-    engine.ragged_depth += 1
-    try:
+
+    def evaluate():
         r = engine.ev(e.body, inner, inner_i, (n,))
         if type(r.arr) is Ragged:
-            return _declined(xp, lanes)  # (the body's value is itself ragged: it has no one shape per box)
-        r = plain_val(r)
+            raise NeedGrouping  # (the body's value is itself ragged: it has no one shape per box)
+        return spread(xp, align(xp, plain_val(r), 1, 0, 0), (n,) + body_shape)
+
+    engine.ragged_depth += 1
+    try:
+        return evaluate() if lanes is None else padded.evaluated(engine, evaluate, contents)
     except NeedGrouping:
         return _declined(xp, lanes)
     finally:
         engine.ragged_depth -= 1
-    return spread(xp, align(xp, r, 1, 0, 0), (n,) + body_shape)
 
 
 def _declined(xp, lanes) -> None:

@@ -282,9 +282,10 @@ class JaxBackend(NumpyBackend):
         if not _is_tracer(lanes) or lanes.shape[1] < 2:
             return super().lane_ranks(lanes, lead)
         # XLA's cumulative sum on the CPU is a log-depth scan: at 4000×4000 it alone took longer
-        # than the whole hand-written triangular product (at 64×64, twice the whole product).  When every row's lanes taken are a
-        # prefix of it (a triangle's rows, a kept leading run), their ranks are their positions:
-        # checked at run time (one fused pass), and the sum computed only when it is needed.
+        # than the whole hand-written triangular product (at 64×64 it doubled the product's
+        # time).  When every row's lanes taken are a prefix of it (a triangle's rows, a kept
+        # leading run), their ranks are their positions: checked at run time (one fused pass),
+        # and the sum computed only when it is needed.
         # The ranks come out of the ``cond`` as a buffer XLA writes and reads back: in the
         # narrowest integers that hold them (int16 for rows under 32768 lanes: 1.4× the
         # hand-written triangular product at 4000, int32 1.6×), widened where they are read.
@@ -303,6 +304,8 @@ class JaxBackend(NumpyBackend):
         def branch(make):
             def run(_):
                 out, ok = self._checked_step(lambda i, acc: make(), None, None, checking)
+                if isinstance(out, np.ndarray) and out.dtype != object:
+                    out = jnp.asarray(out)  # (known in this branch: a constant of it)
                 if not isinstance(out, jax.Array):
                     raise Untraceable("a `cond` branch whose value holds boxes or functions")
                 return out, ok

@@ -183,7 +183,9 @@ def _inner_segmented(ctx, a, b):
     if type(a) is not Ragged or type(b) is not Ragged:
         return NotImplemented
     if a.padded:
-        return padded.reduce_lanes(xp, "add", Ragged(xp, a.data * b.data, a.lengths, a.lanes)) if a.same_boxes(b) else NotImplemented
+        if not a.same_boxes(b):
+            return NotImplemented
+        return padded.reduce_lanes(xp, "add", Ragged(xp, a.data * b.data, a.lengths, a.lanes))
     if xp.rep(a.data) == "Float":
         return NotImplemented
     sums = xp.cumulative_sum(a.data * b.data, include_initial=True)
@@ -449,7 +451,8 @@ def _filter(ctx, bs, xs):
     if ctx.frame and not host.is_host(xs) and xp.tracing():
         # Compiled, the kept items may not be known: each row stays in its lanes (dynamics/padded.py).
         n, lanes = math.prod(ctx.frame), math.prod(bs.shape[len(ctx.frame):])
-        data = xp.reshape(xp.broadcast_to(xs, ctx.frame + xs.shape[len(ctx.frame):]), (n * lanes,) + xs.shape[len(bs.shape):])
+        rest = xs.shape[len(bs.shape):]
+        data = xp.reshape(xp.broadcast_to(xs, ctx.frame + xs.shape[len(ctx.frame):]), (n * lanes,) + rest)
         flags = xp.staged(xp.reshape(xp.broadcast_to(bs, ctx.frame + bs.shape[len(ctx.frame):]), (n * lanes,)))
         return BoxFrame(xp, ctx.frame, data, xp.astype(xp.sum(bs, axis=-1), "Int"), flags)
     if ctx.frame and not host.is_host(xs):  # all the frame's boxes in one flat buffer

@@ -441,6 +441,37 @@ class Backend:
         placeholders (:meth:`tracing`), whose atoms are known only when the compiled function runs."""
         return True
 
+    def lane_ranks(self, lanes: Array, lead: bool = False) -> Array:
+        """Each lane's rank among the lanes taken in its row of ``lanes`` (a 2-D Bool array): 0,
+        1, … along the row for the lanes that are true (the others: any number, but always
+        within 0 … width - 1) — the positions of a padded box's items
+        (``remora.dynamics.padded``), as ``Int``.  ``lead``: every row's lanes taken are known
+        to lead it, so their ranks are their positions."""
+        if lead:
+            return self.broadcast_to(self.reshape(self.arange(lanes.shape[1]), (1, -1)), lanes.shape)
+        return self.maximum(self.cumulative_sum(self.astype(lanes, "Int"), axis=1) - 1, self.asarray(0, "Int"))
+
+    def cond(self, pred, if_true: Callable[[], Array], if_false: Callable[[], Array]) -> Array:
+        """``if_true()`` if the Bool scalar ``pred`` holds, else ``if_false()`` (both make arrays of
+        one shape and type): a tracing backend traces both and the compiled function runs one."""
+        return if_true() if bool(pred) else if_false()
+
+    def bounded(self, x: Array, lo: int, hi: int) -> Array:
+        """``x``, known to hold only atoms within ``lo … hi``: a tracing backend remembers it, so
+        a check that follows from the bounds (``index`` at a padded box's positions) need not be
+        compiled (:meth:`bounds`)."""
+        return x
+
+    def bounds(self, x: Array) -> tuple[int, int] | None:
+        """The bounds :meth:`bounded` recorded for ``x`` while tracing, or None."""
+        return None
+
+    def staged(self, x: Array) -> Array:
+        """``x`` as something the compiled function computes rather than a constant of it: a
+        known array that is large and whose consequences (a cumulative sum, a gather by it) would
+        otherwise be folded into larger constants at compile time.  Eagerly, ``x`` itself."""
+        return x
+
     def tracing(self) -> bool:
         """Whether this thread is tracing an evaluation for compilation (:meth:`compile`): values
         may then be placeholders whose atoms are not known yet."""

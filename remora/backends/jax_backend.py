@@ -14,7 +14,8 @@ Two halves:
   one Bool the compiled function returns with its result (carried out of compiled loops with
   their accumulators): when it is false, the evaluation is run again eagerly, which raises the
   very error (message and location) the NumPy backend raises.  What cannot be traced
-  — a shape that depends on data (``filter``, ``iota/v`` of a computed length, ``take``/``drop``,
+  — a shape that depends on data (``filter`` but over a frame into an ``unbox``, which keeps its rows
+  padded: :mod:`remora.dynamics.padded`; ``iota/v`` of a computed length, ``take``/``drop``,
   ragged ``unbox``), an effect (``read-nums``), a result holding boxes or functions — makes that
   evaluation run eagerly, one JAX call per operation, and is remembered for its signature
   (spec D48).
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import math
 import threading
 from typing import Any, Callable, Sequence
 
@@ -111,14 +113,41 @@ POSITIONAL = {"take", "take_along_axis", "gather", "scatter", "repeat", "resize"
               "unravel_index", "searchsorted"}
 
 
+#: the elementwise operations whose known result is computed by the compiled function when it
+#: would be large and its operands are broadcasts of small arrays (see :func:`_spread_out`)
+ELEMENTWISE = set(
+    "where add subtract multiply divide floor_divide remainder minimum maximum equal not_equal less less_equal "
+    "greater greater_equal logical_and logical_or logical_xor".split()
+)
+
+#: from how many atoms a known elementwise result of broadcasts is left to the compiled function
+STAGED_ATOMS = 1 << 20
+
+
+def _spread_out(args) -> bool:
+    """Whether an elementwise operation on known operands, while tracing, would make a large
+    constant out of small ones — ``(<= (iota/w row) i)`` over a 4000×4000 frame is 16 MB of
+    flags, each a comparison of two broadcast vectors.  Then the compiled function computes it
+    (XLA fuses it into what reads it, as ``jnp.tril`` does) rather than carrying the constant:
+    computed on the host, it took seconds to compile and was read from memory at every call."""
+    arrays = [a for a in args if isinstance(a, np.ndarray) and a.ndim]
+    if not arrays or any(a.dtype == object for a in arrays):
+        return False
+    atoms = math.prod(np.broadcast_shapes(*(a.shape for a in arrays)))
+    return atoms >= STAGED_ATOMS and all(NUMPY.compact(a).size * 64 <= atoms for a in arrays)
+
+
 def _dispatcher(name: str):
     eager, traced = getattr(NUMPY, name), getattr(JNP, name)
     stage = (lambda a: a) if name in POSITIONAL else _staged
+    elementwise = name in ELEMENTWISE
 
     def op(self, *args, **kwargs):
         if not self._tracing.depth:
             return eager(*args, **kwargs)
         if any(_is_tracer(a) or (type(a) in (list, tuple) and any(map(_is_tracer, a))) for a in args):
+            return traced(*[stage(a) for a in args], **kwargs)
+        if elementwise and _spread_out(args):
             return traced(*[stage(a) for a in args], **kwargs)
         # What is known while tracing (the program's constants, and what follows from them
         # alone) stays known: computed now, on the host — a count or a length that decides a
@@ -247,6 +276,61 @@ class JaxBackend(NumpyBackend):
 
     def tracing(self) -> bool:
         return self._tracing.depth > 0
+
+    def lane_ranks(self, lanes, lead: bool = False):
+        if lead and self.tracing():  # (an iota XLA computes where it is read, not a constant)
+            return lax.broadcasted_iota(jnp.int64, lanes.shape, 1)
+        if not _is_tracer(lanes) or lanes.shape[1] < 2:
+            return super().lane_ranks(lanes, lead)
+        # XLA's cumulative sum on the CPU is a log-depth scan: at 4000×4000 it alone took longer
+        # than the whole hand-written triangular product (at 64×64 it doubled the product's
+        # time).  When every row's lanes taken are a prefix of it (a triangle's rows, a kept
+        # leading run), their ranks are their positions: checked at run time (one fused pass),
+        # and the sum computed only when it is needed.
+        # The ranks come out of the ``cond`` as a buffer XLA writes and reads back: in the
+        # narrowest integers that hold them (int16 for rows under 32768 lanes: 1.4× the
+        # hand-written triangular product at 4000, int32 1.6×), widened where they are read.
+        n, width = lanes.shape
+        small = jnp.int16 if width < 2**15 else jnp.int32 if width < 2**31 else jnp.int64
+        prefix = jnp.all(lanes[:, 1:] <= lanes[:, :-1])
+        ranks = lax.cond(prefix, lambda g: jnp.broadcast_to(jnp.arange(width, dtype=small), (n, width)),
+                         lambda g: jnp.maximum(jnp.cumsum(g.astype(small), axis=1) - 1, 0), lanes)
+        return ranks.astype(jnp.int64)
+
+    def cond(self, pred, if_true, if_false):
+        if not _is_tracer(pred):
+            return super().cond(pred, if_true, if_false)
+        checking: list = []
+
+        def branch(make):
+            def run(_):
+                out, ok = self._checked_step(lambda i, acc: make(), None, None, checking)
+                if isinstance(out, np.ndarray) and out.dtype != object:
+                    out = jnp.asarray(out)  # (known in this branch: a constant of it)
+                if not isinstance(out, jax.Array):
+                    raise Untraceable("a `cond` branch whose value holds boxes or functions")
+                return out, ok
+            return run
+
+        out, ok = lax.cond(pred, branch(if_true), branch(if_false), None)
+        self._carry_out(ok, checking)
+        return out
+
+    def bounded(self, x, lo: int, hi: int):
+        if self._tracing.depth and _is_tracer(x):
+            self._tracing.bounds[id(x)] = (x, lo, hi)
+        return x
+
+    def bounds(self, x):
+        hit = self._tracing.bounds.get(id(x)) if self._tracing.depth else None
+        return hit[1:] if hit is not None and hit[0] is x else None
+
+    def staged(self, x):
+        if not self.tracing() or not isinstance(x, np.ndarray) or x.dtype == object or x.size <= 1:
+            return x
+        # (the barrier keeps XLA from folding what follows from the constant into larger ones:
+        # a 4000×4000 filter's flags, their cumulative sum, a gather by it took 10 s to compile)
+        return lax.optimization_barrier(jnp.asarray(_staged(x)))
 
     def loop(self, n: int, step: Callable[[int, Any], Any], init: Any) -> Any:
         if n <= 1 or not self.tracing() or _is_host(init):
@@ -412,6 +496,7 @@ class JaxBackend(NumpyBackend):
             tracing.depth += 1
             outer, tracing.checks = tracing.checks, []
             broadcasts, tracing.broadcasts = tracing.broadcasts, {}
+            bounds, tracing.bounds = tracing.bounds, {}
             slices, tracing.slices = tracing.slices, {}
             stacks, tracing.columns = tracing.columns, {}
             try:
@@ -422,6 +507,7 @@ class JaxBackend(NumpyBackend):
                 tracing.depth -= 1
                 tracing.checks = outer
                 tracing.broadcasts = broadcasts
+                tracing.bounds = bounds
                 tracing.slices = slices
                 tracing.columns = stacks
             if not isinstance(out, jax.Array):

@@ -96,6 +96,8 @@ class _Tracing(threading.local):
     checks: list = []
     #: the traced broadcasts made so far: id(result) → (result, what it broadcasts, with unit axes)
     broadcasts: dict = {}
+    #: the traced arrays known to lie within bounds (JaxBackend.bounded): id(x) → (x, lo, hi)
+    bounds: dict = {}
     #: the traced slices of items made so far (slice_items): id(result) → (result, whole, axis, start)
     slices: dict = {}
     #: the traced arrays made by stacking columns (see :func:`columns`): id(result) → (result,

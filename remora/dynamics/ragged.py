@@ -19,12 +19,16 @@ evaluated once, over the batch of boxes:
   groups instead.
 
 So this is only ever a faster route to the same values; a real error inside it is an error.
+
+While tracing for compilation the pass runs only over a *padded* layout (``filter`` over a
+frame, :mod:`.padded`); when it declines there, the evaluation runs eagerly (spec D48).
 """
 
 from __future__ import annotations
 
 from ..backends import host
 from ..backends.base import OBJECT
+from . import padded
 from .batched import FrameContext, Val, align, plain_val, spread
 from .layouts import BoxFrame, NeedGrouping, Ragged, RaggedDim, is_ragged_cell
 from .rebatch import restrict_closure, restrict_env
@@ -54,9 +58,10 @@ def unbox(engine, e, env, ienv, boxes, tf: tuple, body_shape: tuple):
     frame ``tf``, evaluated once; None when the pass declines (the boxes are not laid out alike,
     or the body uses something a ragged pass does not cover)."""
     xp = engine.xp
+    lanes = boxes.lanes if type(boxes) is BoxFrame else None
     if len(e.index_vars) != 1 or e.index_vars[0].sort != "Dim":
-        return None
-    if xp.tracing():
+        return _declined(xp, lanes)
+    if xp.tracing() and lanes is None:
         return None  # (while compiling, boxes grouped by shape: every group's shapes are static)
     if type(boxes) is BoxFrame:
         data, lengths = boxes.data, boxes.lengths
@@ -74,20 +79,33 @@ def unbox(engine, e, env, ienv, boxes, tf: tuple, body_shape: tuple):
         lengths = xp.asarray([b.value.shape[0] for b in boxes], "Int")
         data = xp.concat([b.value for b in boxes]) if n else xp.empty((0,) + rest, rep)
     inner = restrict_env(xp, env, e.free, tf, xp.arange(n))
-    inner[e.value_name] = Val(Ragged(xp, data, lengths), 1)
+    contents = Ragged(xp, data, lengths, lanes)
+    inner[e.value_name] = Val(contents, 1)
     inner_i = dict(ienv)
-    inner_i[e.index_vars[0]] = RaggedDim(lengths)
-    engine.ragged_depth += 1
-    try:
+    inner_i[e.index_vars[0]] = RaggedDim(contents.lengths)
+
+    def evaluate():
         r = engine.ev(e.body, inner, inner_i, (n,))
         if type(r.arr) is Ragged:
-            return None  # (the body's value is itself ragged: it has no one shape per box)
-        r = plain_val(r)
+            raise NeedGrouping  # (the body's value is itself ragged: it has no one shape per box)
+        return spread(xp, align(xp, plain_val(r), 1, 0, 0), (n,) + body_shape)
+
+    engine.ragged_depth += 1
+    try:
+        return evaluate() if lanes is None else padded.evaluated(engine, evaluate, contents)
     except NeedGrouping:
-        return None
+        return _declined(xp, lanes)
     finally:
         engine.ragged_depth -= 1
-    return spread(xp, align(xp, r, 1, 0, 0), (n,) + body_shape)
+
+
+def _declined(xp, lanes) -> None:
+    """The pass declines.  Boxes laid out padded (while tracing) have no other route: the
+    evaluation runs eagerly instead (spec D48), where every strategy is open."""
+    if lanes is not None:
+        xp.untraceable("an `unbox` body over boxes made by `filter` that the padded pass does not cover")
+        raise NeedGrouping  # (not reached: padded layouts are only made while tracing)
+    return None
 
 
 # ---------------------------------------------------------------------------
@@ -104,8 +122,7 @@ def app(engine, fn, args, cells, result, rep, span, batch):
     if len(batch) != 1 or batch[0] != shape.boxes:
         raise NeedGrouping
     for i in ragged:
-        r = parts[i].arr
-        if parts[i].k != 1 or (r is not shape and not xp.array_equal(r.lengths, shape.lengths)):
+        if parts[i].k != 1 or not shape.same_boxes(parts[i].arr):
             raise NeedGrouping
     consumed = [i for i in ragged if is_ragged_cell(cellz[i])]
     if not consumed:
@@ -120,6 +137,8 @@ def _mapped(engine, parts, cellz, result, rep, span, shape: Ragged):
     xp = engine.xp
     if not result or type(result[0]) is not RaggedDim or is_ragged_cell(result[1:]):
         raise NeedGrouping
+    if shape.padded:
+        return padded.mapped(engine, parts, cellz, result, rep, span, shape)
     seg = shape.segment_ids()
     flat = []
     for p, cell in zip(parts, cellz):
@@ -184,7 +203,7 @@ def _consumed(engine, parts, cellz, result, rep, span, shape: Ragged):
     if f.prim.segmented is not None:
         out = f.prim.segmented(ctx, *[p.arr if type(p.arr) is Ragged else _whole_box(xp, p, shape) for p in parts[1:]])
         if out is not NotImplemented:
-            if type(out) is Ragged and not xp.array_equal(out.lengths, shape.lengths):
+            if type(out) is Ragged and not shape.same_boxes(out):
                 raise NeedGrouping
             return Val(out, 1)
     return Val(_per_box(ctx, f, parts[1:]), 1)
@@ -200,6 +219,8 @@ def _whole_box(xp, p, shape: Ragged):
 def _per_box(ctx: "SegmentContext", f: PrimFn, args):
     """The primitive's ordinary implementation on each box in turn (exactly the reference δ)."""
     xp, shape = ctx.xp, ctx.shape
+    if shape.padded:
+        raise NeedGrouping  # (box by box needs each box's length: padded, it is not known yet)
     if is_ragged_cell(ctx.result_cell) and (
         type(ctx.result_cell[0]) is not RaggedDim or is_ragged_cell(ctx.result_cell[1:])
     ):

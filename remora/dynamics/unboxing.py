@@ -5,7 +5,8 @@ components and contents bound — but boxes are opened a whole frame at a time. 
 either evaluates the unbox or *declines* (returns None) after checking the condition it
 needs; the first that accepts gives the value:
 
-1. :func:`uniform_indices` — every box has the same index components: one ordinary batch;
+1. :func:`uniform_indices` — every box has the same index components: one ordinary batch
+   (not tried for a padded frame of boxes, whose lengths are not known while tracing);
 2. :func:`flat_frame_of_boxes` — a flat frame of boxes (a :class:`BoxFrame`, as ``filter``
    and ``iota/v`` make them) whose lengths differ: the body once over its buffer (ragged);
 3. :func:`ragged_boxes` — boxes whose leading axes differ: laid out flat, the body once (ragged);
@@ -96,6 +97,8 @@ def uniform_indices(u: Unboxing) -> Val | None:
     """Every box has the same index components: the body once, over all of their contents."""
     xp, arr = u.xp, u.boxed.arr
     if u.in_place:  # a flat frame of boxes: one length for all is an ordinary batch
+        if arr.lanes is not None:
+            return None  # (padded while tracing: the lengths are not known yet; the ragged pass)
         lengths = arr.lengths
         if not xp.all(lengths == lengths[0]):
             return None

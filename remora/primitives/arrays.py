@@ -17,6 +17,7 @@ import math
 import re
 
 from ..backends import host
+from ..dynamics import padded
 from ..dynamics.layouts import BoxFrame, Ragged, is_ragged_cell
 from ..dynamics.runtime import positions
 from ..dynamics.values import BoxValue, PrimFn
@@ -105,8 +106,11 @@ def _index(ctx, xs, i):
     r = _axis(ctx)
     d = xs.shape[r]
     small = xp.compact(i)  # one entry where every cell uses the same index
-    ctx.require((small >= 0) & (small < d), f"index {{}} is out of range for {d} items", small)
-    if xp.tracing() and d:  # (a lane not taken, compiled, may hold any index: read a valid one, masks.py)
+    known = xp.bounds(i) if xp.tracing() else None  # (a padded box's positions: in range if d ≥ the width)
+    in_range = known is not None and 0 <= known[0] <= known[1] < d
+    if not in_range:
+        ctx.require((small >= 0) & (small < d), f"index {{}} is out of range for {d} items", small)
+    if xp.tracing() and d and not in_range:  # (a lane not taken, compiled, may hold any index: masks.py)
         lo, hi = xp.asarray(0, "Int"), xp.asarray(d - 1, "Int")
         small, i = xp.minimum(xp.maximum(small, lo), hi), xp.minimum(xp.maximum(i, lo), hi)
     if small.size == 1:
@@ -176,7 +180,13 @@ BLAS_WORK = 1 << 12
 def _inner_segmented(ctx, a, b):
     """Exact Int inner products of ragged vectors in one pass (Floats go box by box)."""
     xp = ctx.xp
-    if type(a) is not Ragged or type(b) is not Ragged or xp.rep(a.data) == "Float":
+    if type(a) is not Ragged or type(b) is not Ragged:
+        return NotImplemented
+    if a.padded:
+        if not a.same_boxes(b):
+            return NotImplemented
+        return padded.reduce_lanes(xp, "add", Ragged(xp, a.data * b.data, a.lengths, a.lanes))
+    if xp.rep(a.data) == "Float":
         return NotImplemented
     sums = xp.cumulative_sum(a.data * b.data, include_initial=True)
     return xp.gather(sums, a.offsets[1:]) - xp.gather(sums, a.offsets[:-1])
@@ -229,6 +239,8 @@ def _total_segmented(ctx, xs):
     xp = ctx.xp
     if type(xs) is not Ragged:
         return NotImplemented
+    if xs.padded:
+        return padded.reduce_lanes(xp, "add", xs)
     if xp.rep(xs.data) != "Float":  # exact in any order: one call
         sums = xp.cumulative_sum(xs.data, axis=0, include_initial=True)
         return xp.gather(sums, xs.offsets[1:]) - xp.gather(sums, xs.offsets[:-1])
@@ -292,6 +304,11 @@ def _fold_segmented(ctx, f, z, xs):
     if type(xs) is not Ragged or is_ragged_cell(item_cell) or is_ragged_cell(acc_cell):
         return NotImplemented
     op = _op_of(ctx, f) if tuple(acc_cell) == tuple(item_cell) else None
+    if xs.padded:  # an associative primitive, reassociated as _fold does; else each length is needed
+        if op is None or (xp.rep(xs.data) == "Float" and op not in ("add", "multiply")):
+            return NotImplemented
+        folded = padded.reduce_lanes(xp, op, xs)
+        return NotImplemented if folded is NotImplemented else xp.elementwise(op)(folded, z)
     # Longest boxes first, so the boxes still folding at step t are a prefix.
     order = xp.argsort(xs.lengths, descending=True)
     descending = -xp.gather(xs.lengths, order)
@@ -315,6 +332,8 @@ def _reduce_segmented(ctx, f, xs):
     if type(xs) is not Ragged or is_ragged_cell(cell):
         return NotImplemented
     op = _op_of(ctx, f)
+    if xs.padded:  # (an associative primitive only: a user function's steps would need each length)
+        return NotImplemented if op is None else padded.reduce_lanes(xp, op, xs)
     if op is not None:
         if xp.rep(xs.data) == "Float" and op in ("add", "multiply"):
             return _float_reduce(xp, op, xs)  # each box as it is reduced alone
@@ -429,6 +448,13 @@ def _ravel(ctx, xs):
 )
 def _filter(ctx, bs, xs):
     xp = ctx.xp
+    if ctx.frame and not host.is_host(xs) and xp.tracing():
+        # Compiled, the kept items may not be known: each row stays in its lanes (dynamics/padded.py).
+        n, lanes = math.prod(ctx.frame), math.prod(bs.shape[len(ctx.frame):])
+        rest = xs.shape[len(bs.shape):]
+        data = xp.reshape(xp.broadcast_to(xs, ctx.frame + xs.shape[len(ctx.frame):]), (n * lanes,) + rest)
+        flags = xp.staged(xp.reshape(xp.broadcast_to(bs, ctx.frame + bs.shape[len(ctx.frame):]), (n * lanes,)))
+        return BoxFrame(xp, ctx.frame, data, xp.astype(xp.sum(bs, axis=-1), "Int"), flags)
     if ctx.frame and not host.is_host(xs):  # all the frame's boxes in one flat buffer
         return BoxFrame(xp, ctx.frame, xp.select_items(xs, bs), xp.sum(bs, axis=-1))
 
@@ -492,6 +518,8 @@ def _iota_w_segmented(ctx, xs):
     xp = ctx.xp
     if type(xs) is not Ragged or xs.data.ndim != 1:
         return NotImplemented
+    if xs.padded:
+        return padded.ranks(xp, xs)
     starts = xp.repeat(xs.offsets[:-1], xs.lengths)
     return Ragged(xp, xp.arange(len(xs.data)) - starts, xs.lengths)
 

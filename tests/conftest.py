@@ -125,3 +125,16 @@ def eval_error(source: str, engine: str = "plans", stdin: str = "") -> RemoraErr
         run_program(source, engine, stdin)
     assert info.value.span is not None, f"error without a location: {info.value.message}"
     return info.value
+
+
+def counting(monkeypatch, owner, name: str) -> list:
+    """Count the calls of ``owner.name`` (still calling it)."""
+    calls: list = []
+    original = getattr(owner, name)
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls

@@ -28,6 +28,7 @@ import remora  # noqa: E402
 from remora import backends  # noqa: E402
 from remora.backends import jax_backend  # noqa: E402
 from remora.interfaces.cli import main as cli_main  # noqa: E402
+from conftest import counting  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -200,27 +201,14 @@ def test_evaluate_compiles_a_program_once_per_input_signature():
     assert XP.traces == start + 2
 
 
-def _counting(monkeypatch, owner, name: str) -> list:
-    """Count the calls of ``owner.name`` (still calling it)."""
-    calls: list = []
-    original = getattr(owner, name)
-
-    def counted(*args, **kwargs):
-        calls.append(args)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, counted)
-    return calls
-
-
 def test_a_compiled_call_checks_and_looks_up_its_signature_once(monkeypatch):
     from remora.interfaces import api
 
     f = remora.function("(λ ((u [Float 3]) (v [Float 3])) (dot u v))", backend="jax")
     with jax_backend.x64():
         a, b = jnp.ones((4, 3)), jnp.arange(12.0).reshape(4, 3)
-    converted = _counting(monkeypatch, api, "as_remora_array")  # (the checks of JAX arrays)
-    looked_up = _counting(monkeypatch, jax_backend.JaxBackend, "compiled")
+    converted = counting(monkeypatch, api, "as_remora_array")  # (the checks of JAX arrays)
+    looked_up = counting(monkeypatch, jax_backend.JaxBackend, "compiled")
     for _ in range(3):
         np.testing.assert_allclose(np.asarray(remora.evaluate("(dot a b)", a=a, b=b, backend="jax")),
                                    [3.0, 12.0, 21.0, 30.0])

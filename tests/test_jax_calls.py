@@ -21,25 +21,12 @@ import jax.numpy as jnp  # noqa: E402
 import remora  # noqa: E402
 from remora.backends import jax_backend  # noqa: E402
 
-from conftest import subprocess_env  # noqa: E402
+from conftest import counting, subprocess_env  # noqa: E402
 
 
 def _device(x: np.ndarray):
     with jax_backend.x64():
         return jax.device_put(x)
-
-
-def _counting(monkeypatch, owner, name: str) -> list:
-    """Count the calls of ``owner.name`` (still calling it)."""
-    calls: list = []
-    original = getattr(owner, name)
-
-    def counted(*args, **kwargs):
-        calls.append(args)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, counted)
-    return calls
 
 
 def test_the_compiled_dot_is_the_hand_written_one_taking_the_arrays_positionally(monkeypatch):
@@ -65,9 +52,9 @@ def test_a_kept_call_of_jax_arrays_runs_nothing_of_the_first_calls_path(monkeypa
     want = [3.0, 12.0, 21.0, 30.0]
     np.testing.assert_allclose(np.asarray(remora.evaluate(source, b=b, a=a, backend="jax")), want)
     np.testing.assert_allclose(np.asarray(f(a, b)), want)
-    scopes = _counting(monkeypatch, jax_backend, "_x64")
-    entries = _counting(monkeypatch, jax_backend._Compiled, "__call__")
-    looked_up = _counting(monkeypatch, jax_backend.JaxBackend, "compiled")
+    scopes = counting(monkeypatch, jax_backend, "_x64")
+    entries = counting(monkeypatch, jax_backend._Compiled, "__call__")
+    looked_up = counting(monkeypatch, jax_backend.JaxBackend, "compiled")
     before = jax.config.jax_enable_x64
     for _ in range(3):
         out = remora.evaluate(source, b=b, a=a, backend="jax")

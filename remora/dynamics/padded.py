@@ -89,6 +89,12 @@ def reduce_lanes(xp, op: str, xs: Ragged):
         return NotImplemented
     rows = xs.rows(xs.data)
     taken = xp.reshape(xs.rows(xs.lanes), (xs.boxes, xs.width) + (1,) * (rows.ndim - 2))
+    factored = xp.tiled_factor(xs.data, xs.width) if op == "add" else None
+    if factored is not None:
+        # (each row of ``a * tile(v)`` summed is a matrix–vector product: XLA hands the masked
+        # ``a`` to a dot, which reads it once, where a sum would read a product written out)
+        a, v = factored
+        return xp.matmul(xp.where(taken, xs.rows(a), xp.asarray(identity, rep)), v)
     return xp.reduce(op, xp.where(taken, rows, xp.asarray(identity, rep)), 1)
 
 
@@ -144,11 +150,14 @@ def evaluated(engine, evaluate, contents: Ragged):
     made checks, which then stay.)"""
     xp = engine.xp
     hint = _Hint(contents.lanes)
+    rows = contents.rows(contents.lanes)
+    # (flags known while tracing — a triangle's, computed from known positions: decided once,
+    # with no cond, which would take the flags as an operand written out in full)
+    hint.prefix = xp.known_lead(rows) if xp.tracing() else None
     with _HINTS.given(hint):
         out = evaluate()
-        if not hint.ranked or engine.ragged_depth > 1 or not xp.tracing():
+        if not hint.ranked or hint.prefix is not None or engine.ragged_depth > 1 or not xp.tracing():
             return out
-        rows = contents.rows(contents.lanes)
         prefix = xp.reduce("logical_and", xp.reshape(xp.less_equal(rows[:, 1:], rows[:, :-1]), (-1,)), 0)
 
         def again(lead: bool):

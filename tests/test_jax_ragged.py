@@ -262,12 +262,15 @@ def _optimised(monkeypatch, source: str, **inputs) -> str:
 
 def test_the_triangular_product_compiles_to_what_is_written_by_hand(monkeypatch):
     # (issue 14: the flags, computed from known positions, are known while tracing — every row a
-    # prefix, decided once: no cond taking them as an operand, written out in full — and the
-    # body's sum of a product by x at its positions is a dot, as ``jnp.tril(mat) @ vec`` is)
+    # prefix, decided once, with no cond that would take the n² flags as an operand, written out
+    # in full — and the body's sum of a product by x at its positions is a dot, as in
+    # ``jnp.tril(mat) @ vec``; the one cond left, on x being finite, takes mat and x alone)
     w = RAGGED["triangular mat-vec"]
-    hlo = _optimised(monkeypatch, w.source, **w.inputs(512))
-    assert " dot(" in hlo
-    assert "conditional(" not in hlo and " gather(" not in hlo and "pred[512,512]" not in hlo.split("ENTRY")[1]
+    n = 1030  # (flags of over 2²⁰ atoms: computed by the compiled function, not a constant of it)
+    hlo = _optimised(monkeypatch, w.source, **w.inputs(n))
+    entry = hlo.split("ENTRY")[1]
+    assert " dot(" in hlo and " gather(" not in hlo
+    assert f"pred[{n},{n}]" not in entry and f"pred[{n * n}]" not in entry, entry
 
 
 TRIANGLE = ("(define (rows (a [{t} {n} {n}])) ((λ ((row [{t} {n}]) (i [Int]))"
@@ -295,14 +298,14 @@ def test_products_by_a_vector_at_a_boxs_positions_are_numpys(rep, op, body):
 @pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
 def test_a_vector_not_finite_where_lanes_are_not_taken_gives_numpys_value(bad):
     # (a lane not taken is a 0 in the dot's masked factor, and 0 × inf is NaN where NumPy sums the
-    # lanes taken alone: such a vector fails a run-time check and the evaluation runs eagerly)
+    # lanes taken alone: such a vector is summed lane by lane, behind a cond)
     w = RAGGED["triangular mat-vec"]
     inputs = w.inputs(8)
     inputs["vec"] = np.asarray(inputs["vec"]).copy()
     inputs["vec"][-1] = bad  # (taken by the last row only)
     want = remora.evaluate(w.source, **inputs)
-    got = remora.evaluate(w.source, backend="jax", **inputs)
-    assert np.isfinite(np.asarray(want)[:-1]).all()
+    got, compiled = _compiled(w.source, **inputs)
+    assert compiled and np.isfinite(np.asarray(want)[:-1]).all()
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-9, atol=0)
 
 

@@ -474,6 +474,12 @@ class Backend:
         Eagerly, None."""
         return None
 
+    def remade(self, x: Array) -> Array:
+        """``x`` made again where it is asked for, while tracing, when the compiled function makes
+        it from known operands (a triangle's flags): inside a ``cond`` branch, then not an operand
+        of the ``cond``, written out in full.  Otherwise (and eagerly) ``x`` itself."""
+        return x
+
     def known_lead(self, lanes: Array) -> bool | None:
         """Whether every row of the 2-D Bool ``lanes`` has its trues leading it, when that is known
         while tracing (flags the compiled function computes from known operands); else None."""

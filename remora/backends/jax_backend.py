@@ -150,7 +150,8 @@ def _dispatcher(name: str):
         if any(_is_tracer(a) or (type(a) in (list, tuple) and any(map(_is_tracer, a))) for a in args):
             return traced(*[stage(a) for a in args], **kwargs)
         if elementwise and _spread_out(args):  # (its value known on the host, if asked)
-            return jax_ops.know(self, traced(*[stage(a) for a in args], **kwargs), lambda: eager(*args, **kwargs))
+            again = lambda: traced(*[stage(a) for a in args], **kwargs)  # noqa: E731
+            return jax_ops.know(self, again(), lambda: eager(*args, **kwargs), again)
         # What is known while tracing (the program's constants, and what follows from them
         # alone) stays known: computed now, on the host — a count or a length that decides a
         # shape (``iterate``'s, ``iota/v``'s) is then one, as it is eagerly.  (A concrete JAX
@@ -212,7 +213,7 @@ class JaxBackend(NumpyBackend):
     # (a padded box's lanes: vectors repeated along them, sums of products by them, flags known
     # while tracing — the end of jax_ops.py)
     reshape, take, multiply = jax_ops.reshape, jax_ops.take, jax_ops.multiply
-    tiled_factor, known_lead = jax_ops.tiled_factor, jax_ops.known_lead
+    tiled_factor, known_lead, remade = jax_ops.tiled_factor, jax_ops.known_lead, jax_ops.remade
 
     def owns(self, x: Any) -> bool:
         return isinstance(x, (np.ndarray, jax.Array))
@@ -254,7 +255,7 @@ class JaxBackend(NumpyBackend):
             # (what finds a matrix product in a lifted dot, among others).
             small = self.compact(x)
             self._tracing.broadcasts[id(out)] = (out, jnp.reshape(small, (1,) * (len(shape) - small.ndim) + small.shape))
-            jax_ops.known_as(self, out, x, lambda v: np.broadcast_to(v, shape))
+            jax_ops.known_as(self, out, x, lambda v: self._broadcast_to(v, shape))
         return out
 
     def contiguous(self, x):

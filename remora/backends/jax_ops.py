@@ -429,7 +429,7 @@ class JaxOps(Backend):
 #
 # The records are keyed by ``id`` and hold the traced array itself (an ``id`` is reused only once
 # its array is gone); they last one trace (``JaxBackend._traced``).  These functions are the
-# JaxBackend's methods ``reshape``, ``take``, ``multiply``, ``tiled_factor`` and ``known_lead``.
+# JaxBackend's methods ``reshape``, ``take``, ``multiply``, ``tiled_factor``, ``known_lead`` and ``remade``.
 
 
 # --- repeated vectors ----------------------------------------------------------------------------
@@ -459,7 +459,7 @@ def reshape(self, x, shape: tuple):
         tiling = _tiling(self, x)  # (a reshape keeps the order of the atoms: a repeated vector still repeats)
         if tiling is not None and out.ndim == 1:
             _tile(self, out, *tiling)
-        known_as(self, out, x, lambda v: np.reshape(v, shape))
+        known_as(self, out, x, lambda v: self._reshape(v, shape))
     return out
 
 
@@ -490,29 +490,29 @@ def tiled_factor(self, x, width: int):
     hit = self._tracing.factors.get(id(x)) if self._tracing.depth else None
     if hit is None or hit[0] is not x or hit[2].shape != (width,):
         return None
-    if jnp.issubdtype(hit[2].dtype, jnp.floating):
-        # (a lane not taken is a 0 in the masked factor, and 0 × inf is NaN where the sum of the
-        # lanes taken is not: a vector with an infinity or a NaN fails this check, and the
-        # evaluation runs again eagerly, with NumPy's value)
-        self._tracing.checks.append(jnp.all(jnp.isfinite(hit[2])))
     return hit[1:]
 
 
 # --- flags known on the host ---------------------------------------------------------------------
 
 
-def know(self, out, value: "np.ndarray | Callable[[], np.ndarray]"):
+def know(self, out, value: "np.ndarray | Callable[[], np.ndarray]", again: Callable[[], Any] | None = None):
     """``out`` (traced), remembered as having the atoms of the host array ``value`` (or of what
-    ``value()`` makes: computed only if asked)."""
+    ``value()`` makes: computed only if asked); ``again()`` traces it again (:func:`remade`)."""
     if self._tracing.depth and _is_tracer(out):
-        self._tracing.known[id(out)] = (out, value)
+        self._tracing.known[id(out)] = (out, value, again)
     return out
 
 
-def known_as(self, out, x, how: Callable[[np.ndarray], np.ndarray]) -> None:
+def known_as(self, out, x, how: Callable[[Any], Any]) -> None:
     """``out``, made from ``x`` by ``how`` (a reshape, a broadcast), known where ``x`` is."""
     if out is not x and _knows(self, x):
-        know(self, out, lambda: how(_host_value(self, x)))
+        know(self, out, lambda: how(_host_value(self, x)), lambda: how(remade(self, x)))
+
+
+def remade(self, x):
+    hit = self._tracing.known.get(id(x)) if self._tracing.depth else None
+    return hit[2]() if hit is not None and hit[0] is x and hit[2] is not None else x
 
 
 def _knows(self, x) -> bool:
@@ -528,7 +528,7 @@ def _host_value(self, x):
     if callable(value):
         with np.errstate(all="ignore"):
             value = np.asarray(value())
-        self._tracing.known[id(x)] = (x, value)
+        self._tracing.known[id(x)] = (x, value, self._tracing.known[id(x)][2])
     return value
 
 

@@ -94,7 +94,23 @@ def reduce_lanes(xp, op: str, xs: Ragged):
         # (each row of ``a * tile(v)`` summed is a matrix–vector product: XLA hands the masked
         # ``a`` to a dot, which reads it once, where a sum would read a product written out)
         a, v = factored
-        return xp.matmul(xp.where(taken, xs.rows(a), xp.asarray(identity, rep)), v)
+
+        def taken_here():  # (flags the compiled function makes: made again where they are read)
+            return xp.reshape(xs.rows(xp.remade(xs.lanes)), (xs.boxes, xs.width))
+
+        dot = lambda: xp.matmul(xp.where(taken_here(), xs.rows(a), xp.asarray(identity, rep)), v)  # noqa: E731
+        if rep != "Float":
+            return dot()
+        # (a lane not taken is a 0 of the masked factor, and 0 × inf is NaN where the sum of the
+        # lanes taken is not: a vector with an infinity or a NaN is summed lane by lane — the
+        # product and the flags made again in each branch: made before the cond, they would be
+        # written out in full as its operands)
+        return xp.cond(xp.reduce("logical_and", xp.isfinite(v), 0), dot,
+                       lambda: _masked_sum(xp, op, xp.multiply(xs.rows(a), v), taken_here(), identity, rep))
+    return _masked_sum(xp, op, rows, taken, identity, rep)
+
+
+def _masked_sum(xp, op, rows, taken, identity, rep):
     return xp.reduce(op, xp.where(taken, rows, xp.asarray(identity, rep)), 1)
 
 

@@ -295,6 +295,15 @@ def test_products_by_a_vector_at_a_boxs_positions_are_numpys(rep, op, body):
     assert compiled
 
 
+@pytest.mark.parametrize("body", ["(sum (* r (index x (iota/w r))))", "(inner (index x (iota/w r)) r)"])
+def test_a_sum_of_a_product_by_a_vector_at_a_boxs_positions_is_a_dot(monkeypatch, body):
+    source = TRIANGLE.format(t="Float", n=10, op="<=", body=body)
+    r = np.random.default_rng(15)
+    inputs = {"mat": r.standard_normal((10, 10)), "vec": r.standard_normal(10)}
+    closed, compiled = _jaxpr(monkeypatch, source, **inputs)
+    assert compiled and "dot_general" in _primitives(closed.jaxpr) and "gather" not in _primitives(closed.jaxpr)
+
+
 @pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
 def test_a_vector_not_finite_where_lanes_are_not_taken_gives_numpys_value(bad):
     # (a lane not taken is a 0 in the dot's masked factor, and 0 × inf is NaN where NumPy sums the

@@ -229,12 +229,103 @@ def _primitives(jaxpr) -> set:
 
 
 def test_a_body_numbering_its_items_runs_in_a_cond_on_whether_the_rows_lead(monkeypatch):
-    # (when every row's lanes taken lead it — a triangle's rows — the body reads its positions as
-    # an iota XLA fuses into the gather: no cumulative sum, no buffer of ranks written and read)
-    w = RAGGED["triangular mat-vec"]
-    closed, compiled = _jaxpr(monkeypatch, w.source, **w.inputs(5))
+    # (flags not known while tracing: when every row's lanes taken lead it, the body reads its
+    # positions as an iota — no cumulative sum, no buffer of ranks — and its sum of a product by
+    # ``v`` at those positions is a matrix–vector product)
+    r = np.random.default_rng(12)
+    rows = 11  # (a signature of its own: traced here)
+    inputs = {"mask": np.arange(6)[None, :] < r.integers(0, 7, (rows, 1)), "data": r.integers(-9, 9, (rows, 6)),
+              "v": r.integers(-9, 9, 6)}
+    source = KEEP + "(unbox (n xs (keep mask data)) (sum (* xs (index v (iota/w xs)))))"
+    closed, compiled = _jaxpr(monkeypatch, source, **inputs)
     assert compiled
     conds = [e for e in closed.jaxpr.eqns if e.primitive.name == "cond"]
-    bodies = [c for c in conds if all("gather" in _primitives(b.jaxpr) for b in c.params["branches"])]
+    bodies = [c for c in conds if any("cumsum" in _primitives(b.jaxpr) for b in c.params["branches"])]
     assert bodies, "the unbox body is not evaluated under a cond"
-    assert any("cumsum" not in _primitives(b.jaxpr) for b in bodies[-1].params["branches"])
+    lead = [b for b in bodies[-1].params["branches"] if "cumsum" not in _primitives(b.jaxpr)]
+    assert lead and "dot_general" in _primitives(lead[0].jaxpr) and "gather" not in _primitives(lead[0].jaxpr)
+
+
+def _optimised(monkeypatch, source: str, **inputs) -> str:
+    """The optimised HLO XLA compiles ``source``'s function to (and it ran compiled)."""
+    from remora.backends import jax_backend
+
+    captured = []
+    jit = jax_backend.jax.jit
+    monkeypatch.setattr(jax_backend.jax, "jit", lambda f, *a, **k: captured.append(f) or jit(f, *a, **k))
+    eager = XP.eager_runs
+    remora.evaluate(source, backend="jax", **inputs)
+    assert XP.eager_runs == eager
+    with jax_backend.x64():
+        return jit(captured[-1]).lower(*[inputs[name] for name in sorted(inputs)]).compile().as_text()
+
+
+def test_the_triangular_product_compiles_to_what_is_written_by_hand(monkeypatch):
+    # (issue 14: the flags, computed from known positions, are known while tracing — every row a
+    # prefix, decided once, with no cond that would take the n² flags as an operand, written out
+    # in full — and the body's sum of a product by x at its positions is a dot, as in
+    # ``jnp.tril(mat) @ vec``; the one cond left, on x being finite, takes mat and x alone)
+    w = RAGGED["triangular mat-vec"]
+    n = 1030  # (flags of over 2²⁰ atoms: computed by the compiled function, not a constant of it)
+    hlo = _optimised(monkeypatch, w.source, **w.inputs(n))
+    entry = hlo.split("ENTRY")[1]
+    assert " dot(" in hlo and " gather(" not in hlo
+    assert f"pred[{n},{n}]" not in entry and f"pred[{n * n}]" not in entry, entry
+
+
+TRIANGLE = ("(define (rows (a [{t} {n} {n}])) ((λ ((row [{t} {n}]) (i [Int]))"
+            " (filter ({op} (iota/w row) i) row)) a (positions a)))\n"
+            "(define (times (rs [(Sigma ((k Dim)) [{t} k]) {n}]) (x [{t} {n}])) (unbox (k r rs) {body}))\n"
+            "(times (rows mat) vec)")
+
+
+@pytest.mark.parametrize("rep", ["Int", "Float"])
+@pytest.mark.parametrize("op", ["<=", ">="])  # (the lower triangle's rows lead; the upper's do not)
+@pytest.mark.parametrize("body", ["(sum (* r (index x (iota/w r))))", "(sum (* (index x (iota/w r)) (* r r)))",
+                                  "(inner r (index x (iota/w r)))"])
+def test_products_by_a_vector_at_a_boxs_positions_are_numpys(rep, op, body):
+    r = np.random.default_rng(13)
+    n = 9
+    make = (lambda shape: r.integers(-9, 9, shape)) if rep == "Int" else r.standard_normal
+    inputs = {"mat": make((n, n)), "vec": make(n)}
+    source = TRIANGLE.format(t=rep, n=n, op=op, body=body)
+    want = remora.evaluate(source, **inputs)
+    got, compiled = _compiled(source, **inputs)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-9 if rep == "Float" else 0, atol=0)
+    assert compiled
+
+
+@pytest.mark.parametrize("body", ["(sum (* r (index x (iota/w r))))", "(inner (index x (iota/w r)) r)"])
+def test_a_sum_of_a_product_by_a_vector_at_a_boxs_positions_is_a_dot(monkeypatch, body):
+    source = TRIANGLE.format(t="Float", n=10, op="<=", body=body)
+    r = np.random.default_rng(15)
+    inputs = {"mat": r.standard_normal((10, 10)), "vec": r.standard_normal(10)}
+    closed, compiled = _jaxpr(monkeypatch, source, **inputs)
+    assert compiled and "dot_general" in _primitives(closed.jaxpr) and "gather" not in _primitives(closed.jaxpr)
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_a_vector_not_finite_where_lanes_are_not_taken_gives_numpys_value(bad):
+    # (a lane not taken is a 0 in the dot's masked factor, and 0 × inf is NaN where NumPy sums the
+    # lanes taken alone: such a vector is summed lane by lane, behind a cond)
+    w = RAGGED["triangular mat-vec"]
+    inputs = w.inputs(8)
+    inputs["vec"] = np.asarray(inputs["vec"]).copy()
+    inputs["vec"][-1] = bad  # (taken by the last row only)
+    want = remora.evaluate(w.source, **inputs)
+    got, compiled = _compiled(w.source, **inputs)
+    assert compiled and np.isfinite(np.asarray(want)[:-1]).all()
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-9, atol=0)
+
+
+@pytest.mark.parametrize("body", ["(sum (* r (index x (- 8 (iota/w r)))))",  # (not the positions themselves)
+                                  "(sum (+ r (index x (iota/w r))))"])  # (not a product)
+def test_what_is_not_a_product_by_a_vector_at_a_boxs_positions_is_no_dot(monkeypatch, body):
+    source = TRIANGLE.format(t="Float", n=9, op="<=", body=body)
+    r = np.random.default_rng(14)
+    inputs = {"mat": r.standard_normal((9, 9)), "vec": r.standard_normal(9)}
+    want = remora.evaluate(source, **inputs)
+    closed, compiled = _jaxpr(monkeypatch, source, **inputs)
+    assert compiled and "dot_general" not in _primitives(closed.jaxpr)
+    got = remora.evaluate(source, backend="jax", **inputs)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-9, atol=0)

@@ -466,6 +466,25 @@ class Backend:
         """The bounds :meth:`bounded` recorded for ``x`` while tracing, or None."""
         return None
 
+    def tiled_factor(self, x: Array, width: int) -> tuple[Array, Array] | None:
+        """``(a, v)`` when ``x`` (1-D) is known, while tracing, to be ``a * tile(v)``: ``a`` times the
+        vector ``v`` of ``width`` atoms repeated along it (``x`` by rows of ``len(v)``: ``a``'s rows times ``v``) —
+        what makes the sum of each row a matrix–vector product (spec D48).  Asking checks, at run
+        time, what the product may assume (a Float ``v`` finite: a masked lane's 0 × ``v`` is 0).
+        Eagerly, None."""
+        return None
+
+    def remade(self, x: Array) -> Array:
+        """``x`` made again where it is asked for, while tracing, when the compiled function makes
+        it from known operands (a triangle's flags): inside a ``cond`` branch, then not an operand
+        of the ``cond``, written out in full.  Otherwise (and eagerly) ``x`` itself."""
+        return x
+
+    def known_lead(self, lanes: Array) -> bool | None:
+        """Whether every row of the 2-D Bool ``lanes`` has its trues leading it, when that is known
+        while tracing (flags the compiled function computes from known operands); else None."""
+        return None
+
     def staged(self, x: Array) -> Array:
         """``x`` as something the compiled function computes rather than a constant of it: a
         known array that is large and whose consequences (a cumulative sum, a gather by it) would

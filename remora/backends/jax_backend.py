@@ -43,6 +43,7 @@ from jax.extend.core import Var
 from .base import NodeTable
 from .jax_ops import EAGER, REP_OF_DTYPE, JaxOps, Untraceable, _is_host, _is_tracer, _x64, x64  # noqa: F401
 from .jax_ops import MAX_COLUMNS, columns
+from . import jax_ops
 from .jax_compiled import _Compiled
 from .numpy_backend import NumpyBackend
 
@@ -148,8 +149,9 @@ def _dispatcher(name: str):
             return eager(*args, **kwargs)
         if any(_is_tracer(a) or (type(a) in (list, tuple) and any(map(_is_tracer, a))) for a in args):
             return traced(*[stage(a) for a in args], **kwargs)
-        if elementwise and _spread_out(args):
-            return traced(*[stage(a) for a in args], **kwargs)
+        if elementwise and _spread_out(args):  # (its value known on the host, if asked)
+            again = lambda: traced(*[stage(a) for a in args], **kwargs)  # noqa: E731
+            return jax_ops.know(self, again(), lambda: eager(*args, **kwargs), again)
         # What is known while tracing (the program's constants, and what follows from them
         # alone) stays known: computed now, on the host — a count or a length that decides a
         # shape (``iterate``'s, ``iota/v``'s) is then one, as it is eagerly.  (A concrete JAX
@@ -207,6 +209,11 @@ class JaxBackend(NumpyBackend):
         locals()[_name] = _dispatcher(_name)
     del _name
     _broadcast_to = _dispatcher("broadcast_to")
+    _reshape, _take, _multiply = _dispatcher("reshape"), _dispatcher("take"), _dispatcher("multiply")
+    # (a padded box's lanes: vectors repeated along them, sums of products by them, flags known
+    # while tracing — the end of jax_ops.py)
+    reshape, take, multiply = jax_ops.reshape, jax_ops.take, jax_ops.multiply
+    tiled_factor, known_lead, remade = jax_ops.tiled_factor, jax_ops.known_lead, jax_ops.remade
 
     def owns(self, x: Any) -> bool:
         return isinstance(x, (np.ndarray, jax.Array))
@@ -248,6 +255,7 @@ class JaxBackend(NumpyBackend):
             # (what finds a matrix product in a lifted dot, among others).
             small = self.compact(x)
             self._tracing.broadcasts[id(out)] = (out, jnp.reshape(small, (1,) * (len(shape) - small.ndim) + small.shape))
+            jax_ops.known_as(self, out, x, lambda v: self._broadcast_to(v, shape))
         return out
 
     def contiguous(self, x):
@@ -280,7 +288,7 @@ class JaxBackend(NumpyBackend):
 
     def lane_ranks(self, lanes, lead: bool = False):
         if lead and self.tracing():  # (an iota XLA computes where it is read, not a constant)
-            return lax.broadcasted_iota(jnp.int64, lanes.shape, 1)
+            return jax_ops.lane_iota(self, lanes.shape)
         if not _is_tracer(lanes) or lanes.shape[1] < 2:
             return super().lane_ranks(lanes, lead)
         # XLA's cumulative sum on the CPU is a log-depth scan: at 4000×4000 it alone took longer
@@ -331,7 +339,7 @@ class JaxBackend(NumpyBackend):
             return x
         # (the barrier keeps XLA from folding what follows from the constant into larger ones:
         # a 4000×4000 filter's flags, their cumulative sum, a gather by it took 10 s to compile)
-        return lax.optimization_barrier(jnp.asarray(_staged(x)))
+        return jax_ops.know(self, lax.optimization_barrier(jnp.asarray(_staged(x))), x)
 
     def loop(self, n: int, step: Callable[[int, Any], Any], init: Any) -> Any:
         if n <= 1 or not self.tracing() or _is_host(init):
@@ -500,6 +508,9 @@ class JaxBackend(NumpyBackend):
             bounds, tracing.bounds = tracing.bounds, {}
             slices, tracing.slices = tracing.slices, {}
             stacks, tracing.columns = tracing.columns, {}
+            tiled, tracing.tiled = tracing.tiled, {}
+            factors, tracing.factors = tracing.factors, {}
+            known, tracing.known = tracing.known, {}
             try:
                 with np.errstate(all="ignore"):  # (what is known at trace time is computed on the host)
                     out = run(inputs)
@@ -511,6 +522,9 @@ class JaxBackend(NumpyBackend):
                 tracing.bounds = bounds
                 tracing.slices = slices
                 tracing.columns = stacks
+                tracing.tiled = tiled
+                tracing.factors = factors
+                tracing.known = known
             if not isinstance(out, jax.Array):
                 raise Untraceable("a result holding boxes or functions")
             return (out, _all(checks)) if checks else out  # (no flag to wait for without checks)

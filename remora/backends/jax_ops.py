@@ -7,7 +7,7 @@ host object arrays (frames of functions and boxes: JAX has no object dtype) take
 from __future__ import annotations
 
 import threading
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -103,6 +103,15 @@ class _Tracing(threading.local):
     #: the traced arrays made by stacking columns (see :func:`columns`): id(result) → (result,
     #: axis, the columns)
     columns: dict = {}
+    #: the traced 1-D arrays known to be one vector repeated (a padded box's lanes: JaxBackend's
+    #: lane_ranks, take, reshape): id(x) → (x, the vector)
+    tiled: dict = {}
+    #: the traced products of such a repeated vector and another array (JaxBackend.multiply):
+    #: id(product) → (product, the other factor, the vector)
+    factors: dict = {}
+    #: the traced arrays whose atoms are known on the host (know): id(x) → (x, the
+    #: host array, or a function making it)
+    known: dict = {}
 
 
 class JaxOps(Backend):
@@ -400,3 +409,131 @@ class JaxOps(Backend):
         if a.dtype.kind == "f":
             return bool(np.array_equal(a, b, equal_nan=True)) and bool(np.all(np.signbit(a) == np.signbit(b)))
         return bool(np.array_equal(a, b))
+
+
+# === what the JAX backend knows, while tracing, about a padded box's lanes (spec D48) ============
+#
+# A padded box (:mod:`remora.dynamics.padded`) keeps each row of a ``filter`` in its lanes.  Two
+# facts about its traced arrays let XLA be given what a hand-written function would give it:
+#
+# - **Repeated vectors.**  In a box whose lanes taken lead its row, the positions of its items
+#   (``iota/w``) are the lanes' own, 0, 1, … on every row: one vector repeated.  ``x`` at such
+#   positions is ``x``'s first items repeated (a broadcast, not a gather), and the sum of each
+#   row of a product by a repeated vector is a matrix–vector product (:func:`tiled_factor`: the
+#   triangular product's ``(sum (* r (index x (iota/w r))))`` is ``where(lanes, rows, 0) @ x``, a
+#   ``dot`` that reads the rows once).
+# - **Flags known on the host.**  Flags computed by the compiled function from known operands
+#   (``(<= (iota/w row) i)``: :func:`know`) are known at trace time too: whether every row's lanes
+#   taken lead it is then decided once, when tracing (:func:`known_lead`), rather than by a ``cond``
+#   at every call — which needs the flags as an operand, written out in full, and a pass to decide.
+#
+# The records are keyed by ``id`` and hold the traced array itself (an ``id`` is reused only once
+# its array is gone); they last one trace (``JaxBackend._traced``).  These functions are the
+# JaxBackend's methods ``reshape``, ``take``, ``multiply``, ``tiled_factor``, ``known_lead`` and ``remade``.
+
+
+# --- repeated vectors ----------------------------------------------------------------------------
+
+
+def _tiling(self, x):
+    """``(v, iota)``: the vector ``v`` the traced ``x`` repeats (by the flat order of its atoms),
+    and whether ``v`` is 0, 1, …; or None."""
+    hit = self._tracing.tiled.get(id(x)) if self._tracing.depth else None
+    return hit[1:] if hit is not None and hit[0] is x else None
+
+
+def _tile(self, x, v, iota: bool = False):
+    self._tracing.tiled[id(x)] = (x, v, iota)
+    return x
+
+
+def lane_iota(self, shape: tuple):
+    """The positions of the lanes of rows of ``shape`` (an iota XLA computes where it is read,
+    not a constant), known as 0, 1, … repeated."""
+    return _tile(self, lax.broadcasted_iota(jnp.int64, shape, 1), lax.iota(jnp.int64, shape[1]), True)
+
+
+def reshape(self, x, shape: tuple):
+    out = self._reshape(x, shape)
+    if self._tracing.depth and _is_tracer(out):
+        tiling = _tiling(self, x)  # (a reshape keeps the order of the atoms: a repeated vector still repeats)
+        if tiling is not None and out.ndim == 1:
+            _tile(self, out, *tiling)
+        known_as(self, out, x, lambda v: self._reshape(v, shape))
+    return out
+
+
+def take(self, x, indices, axis: int):
+    tiling = _tiling(self, indices)
+    if tiling is None or axis != 0 or getattr(x, "ndim", 0) != 1 or indices.ndim != 1 or x.dtype == object:
+        return self._take(x, indices, axis)
+    # (``x`` at a repeated vector of positions — ``(index x (iota/w r))`` in a box whose lanes
+    # taken lead it — is ``x`` at those positions, repeated: a broadcast, where a gather would
+    # read ``x`` atom by atom, and a factor a sum reads as a matrix–vector product)
+    (v, iota), width = tiling, tiling[0].shape[0]
+    w = x[:width] if iota and x.shape[0] >= width else self._take(x, v, 0)  # (a slice: not a gather)
+    return _tile(self, jnp.reshape(jnp.broadcast_to(w, (indices.shape[0] // width, width)), indices.shape), w)
+
+
+def multiply(self, a, b):
+    out = self._multiply(a, b)
+    if self._tracing.depth and _is_tracer(out) and out.ndim == 1:
+        for this, other in ((a, b), (b, a)):
+            tiling = _tiling(self, this)
+            if tiling is not None and this.shape == out.shape and getattr(other, "shape", None) == out.shape:
+                self._tracing.factors[id(out)] = (out, other, tiling[0])
+                break
+    return out
+
+
+def tiled_factor(self, x, width: int):
+    hit = self._tracing.factors.get(id(x)) if self._tracing.depth else None
+    if hit is None or hit[0] is not x or hit[2].shape != (width,):
+        return None
+    return hit[1:]
+
+
+# --- flags known on the host ---------------------------------------------------------------------
+
+
+def know(self, out, value: "np.ndarray | Callable[[], np.ndarray]", again: Callable[[], Any] | None = None):
+    """``out`` (traced), remembered as having the atoms of the host array ``value`` (or of what
+    ``value()`` makes: computed only if asked); ``again()`` traces it again (:func:`remade`)."""
+    if self._tracing.depth and _is_tracer(out):
+        self._tracing.known[id(out)] = (out, value, again)
+    return out
+
+
+def known_as(self, out, x, how: Callable[[Any], Any]) -> None:
+    """``out``, made from ``x`` by ``how`` (a reshape, a broadcast), known where ``x`` is."""
+    if out is not x and _knows(self, x):
+        know(self, out, lambda: how(_host_value(self, x)), lambda: how(remade(self, x)))
+
+
+def remade(self, x):
+    hit = self._tracing.known.get(id(x)) if self._tracing.depth else None
+    return hit[2]() if hit is not None and hit[0] is x and hit[2] is not None else x
+
+
+def _knows(self, x) -> bool:
+    hit = self._tracing.known.get(id(x)) if self._tracing.depth else None
+    return hit is not None and hit[0] is x
+
+
+def _host_value(self, x):
+    """The host array whose atoms the traced ``x`` is known to hold, or None."""
+    if not _knows(self, x):
+        return None
+    value = self._tracing.known[id(x)][1]
+    if callable(value):
+        with np.errstate(all="ignore"):
+            value = np.asarray(value())
+        self._tracing.known[id(x)] = (x, value, self._tracing.known[id(x)][2])
+    return value
+
+
+def known_lead(self, lanes):
+    hit = _host_value(self, lanes)
+    if hit is None or hit.ndim != 2 or hit.dtype != bool:
+        return None
+    return bool(np.all(hit[:, 1:] <= hit[:, :-1]))

@@ -89,6 +89,28 @@ def reduce_lanes(xp, op: str, xs: Ragged):
         return NotImplemented
     rows = xs.rows(xs.data)
     taken = xp.reshape(xs.rows(xs.lanes), (xs.boxes, xs.width) + (1,) * (rows.ndim - 2))
+    factored = xp.tiled_factor(xs.data, xs.width) if op == "add" else None
+    if factored is not None:
+        # (each row of ``a * tile(v)`` summed is a matrix–vector product: XLA hands the masked
+        # ``a`` to a dot, which reads it once, where a sum would read a product written out)
+        a, v = factored
+
+        def taken_here():  # (flags the compiled function makes: made again where they are read)
+            return xp.reshape(xs.rows(xp.remade(xs.lanes)), (xs.boxes, xs.width))
+
+        dot = lambda: xp.matmul(xp.where(taken_here(), xs.rows(a), xp.asarray(identity, rep)), v)  # noqa: E731
+        if rep != "Float":
+            return dot()
+        # (a lane not taken is a 0 of the masked factor, and 0 × inf is NaN where the sum of the
+        # lanes taken is not: a vector with an infinity or a NaN is summed lane by lane — the
+        # product and the flags made again in each branch: made before the cond, they would be
+        # written out in full as its operands)
+        return xp.cond(xp.reduce("logical_and", xp.isfinite(v), 0), dot,
+                       lambda: _masked_sum(xp, op, xp.multiply(xs.rows(a), v), taken_here(), identity, rep))
+    return _masked_sum(xp, op, rows, taken, identity, rep)
+
+
+def _masked_sum(xp, op, rows, taken, identity, rep):
     return xp.reduce(op, xp.where(taken, rows, xp.asarray(identity, rep)), 1)
 
 
@@ -144,11 +166,14 @@ def evaluated(engine, evaluate, contents: Ragged):
     made checks, which then stay.)"""
     xp = engine.xp
     hint = _Hint(contents.lanes)
+    rows = contents.rows(contents.lanes)
+    # (flags known while tracing — a triangle's, computed from known positions: decided once,
+    # with no cond, which would take the flags as an operand written out in full)
+    hint.prefix = xp.known_lead(rows) if xp.tracing() else None
     with _HINTS.given(hint):
         out = evaluate()
-        if not hint.ranked or engine.ragged_depth > 1 or not xp.tracing():
+        if not hint.ranked or hint.prefix is not None or engine.ragged_depth > 1 or not xp.tracing():
             return out
-        rows = contents.rows(contents.lanes)
         prefix = xp.reduce("logical_and", xp.reshape(xp.less_equal(rows[:, 1:], rows[:, :-1]), (-1,)), 0)
 
         def again(lead: bool):

@@ -185,7 +185,7 @@ def _inner_segmented(ctx, a, b):
     if a.padded:
         if not a.same_boxes(b):
             return NotImplemented
-        return padded.reduce_lanes(xp, "add", Ragged(xp, a.data * b.data, a.lengths, a.lanes))
+        return padded.reduce_lanes(xp, "add", Ragged(xp, xp.multiply(a.data, b.data), a.lengths, a.lanes))
     if xp.rep(a.data) == "Float":
         return NotImplemented
     sums = xp.cumulative_sum(a.data * b.data, include_initial=True)

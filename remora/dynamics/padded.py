@@ -39,6 +39,18 @@ def mapped(engine, parts, cellz, result, rep, span, shape: Ragged) -> Val:
     under the lane mask; values belonging to whole boxes are repeated along their lanes."""
     xp = engine.xp
     lanes = shape.boxes * shape.width
+    flat = flat_parts(parts, cellz, lambda p: _per_lane(xp, p, shape))
+    with masks.masked(engine, shape.lanes):
+        out = engine.apply_vals(flat[0], flat[1:], tuple(cellz[1:]), result[1:], rep, span, (lanes,))
+    out = plain_val(out)
+    data = spread(xp, out.arr, (lanes,) + (out.arr.shape[1:] if out.k else out.arr.shape))
+    return Val(Ragged(xp, xp.contiguous(data), shape.lengths, shape.lanes), 1)
+
+
+def flat_parts(parts, cellz, per_box) -> list:
+    """The participants of an application whose frame contains a ragged axis (compact or
+    padded), each as one flat frame of items: a ragged value as its buffer, a value belonging
+    to whole boxes repeated by ``per_box``; NeedGrouping for what has no such layout."""
     flat = []
     for p, cell in zip(parts, cellz):
         if type(p.arr) is Ragged:
@@ -48,12 +60,8 @@ def mapped(engine, parts, cellz, result, rep, span, shape: Ragged) -> Val:
         elif p.arr.ndim - p.k != len(cell):
             raise NeedGrouping  # a whole-box value with a frame of its own
         else:
-            flat.append(_per_lane(xp, p, shape))
-    with masks.masked(engine, shape.lanes):
-        out = engine.apply_vals(flat[0], flat[1:], tuple(cellz[1:]), result[1:], rep, span, (lanes,))
-    out = plain_val(out)
-    data = spread(xp, out.arr, (lanes,) + (out.arr.shape[1:] if out.k else out.arr.shape))
-    return Val(Ragged(xp, xp.contiguous(data), shape.lengths, shape.lanes), 1)
+            flat.append(per_box(p))
+    return flat
 
 
 def _per_lane(xp, p: Val, shape: Ragged) -> Val:

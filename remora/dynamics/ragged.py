@@ -140,16 +140,7 @@ def _mapped(engine, parts, cellz, result, rep, span, shape: Ragged):
     if shape.padded:
         return padded.mapped(engine, parts, cellz, result, rep, span, shape)
     seg = shape.segment_ids()
-    flat = []
-    for p, cell in zip(parts, cellz):
-        if type(p.arr) is Ragged:
-            if len(cell) > p.arr.data.ndim - 1:
-                raise NeedGrouping
-            flat.append(Val(p.arr.data, 1))
-        elif p.arr.ndim - p.k != len(cell):
-            raise NeedGrouping  # a whole-box value with a frame of its own
-        else:
-            flat.append(_per_item(xp, p, seg))
+    flat = padded.flat_parts(parts, cellz, lambda p: _per_item(xp, p, seg))
     fn = flat[0]
     out = plain_val(engine.apply_vals(fn, flat[1:], tuple(cellz[1:]), result[1:], rep, span, (len(seg),)))
     if out.k:

@@ -33,14 +33,8 @@ class CompiledCalls:
         self._table.clear()
 
     def get(self, key: Any, items: Iterable[tuple[Any, Any]]) -> CompiledCall | None:
-        # (:func:`fast_signature`, inline: this is all a kept call costs before its own call)
-        signature: tuple = ()
-        try:
-            for k, v in items:
-                signature += (k, type(v), v.dtype, v.shape)
-        except AttributeError:
-            return None
-        return self._table.get((key, signature))
+        signature = fast_signature(items)
+        return None if signature is None else self._table.get((key, signature))
 
     def keep(self, key: Any, items: Iterable[tuple[Any, Any]], call: CompiledCall) -> None:
         if len(self._table) >= self._most:

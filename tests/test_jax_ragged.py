@@ -244,6 +244,9 @@ def test_a_body_numbering_its_items_runs_in_a_cond_on_whether_the_rows_lead(monk
     assert bodies, "the unbox body is not evaluated under a cond"
     lead = [b for b in bodies[-1].params["branches"] if "cumsum" not in _primitives(b.jaxpr)]
     assert lead and "dot_general" in _primitives(lead[0].jaxpr) and "gather" not in _primitives(lead[0].jaxpr)
+    # (the other branch knows the rows do not all lead: it counts, with no cond of its own)
+    counting = [b for b in bodies[-1].params["branches"] if "cumsum" in _primitives(b.jaxpr)]
+    assert counting and "cond" not in _primitives(counting[0].jaxpr)
 
 
 def _optimised(monkeypatch, source: str, **inputs) -> str:

@@ -441,12 +441,13 @@ class Backend:
         placeholders (:meth:`tracing`), whose atoms are known only when the compiled function runs."""
         return True
 
-    def lane_ranks(self, lanes: Array, lead: bool = False) -> Array:
+    def lane_ranks(self, lanes: Array, lead: bool | None = None) -> Array:
         """Each lane's rank among the lanes taken in its row of ``lanes`` (a 2-D Bool array): 0,
         1, … along the row for the lanes that are true (the others: any number, but always
         within 0 … width - 1) — the positions of a padded box's items
-        (``remora.dynamics.padded``), as ``Int``.  ``lead``: every row's lanes taken are known
-        to lead it, so their ranks are their positions."""
+        (``remora.dynamics.padded``), as ``Int``.  ``lead``: True when every row's lanes taken
+        are known to lead it (their ranks are their positions), False when known not to, None
+        when not known (a tracing backend may decide at run time)."""
         if lead:
             return self.broadcast_to(self.reshape(self.arange(lanes.shape[1]), (1, -1)), lanes.shape)
         return self.maximum(self.cumulative_sum(self.astype(lanes, "Int"), axis=1) - 1, self.asarray(0, "Int"))

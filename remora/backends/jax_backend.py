@@ -286,24 +286,30 @@ class JaxBackend(NumpyBackend):
     def tracing(self) -> bool:
         return self._tracing.depth > 0
 
-    def lane_ranks(self, lanes, lead: bool = False):
+    def lane_ranks(self, lanes, lead: bool | None = None):
         if lead and self.tracing():  # (an iota XLA computes where it is read, not a constant)
             return jax_ops.lane_iota(self, lanes.shape)
         if not _is_tracer(lanes) or lanes.shape[1] < 2:
             return super().lane_ranks(lanes, lead)
+        # The ranks are computed in the narrowest integers that hold them (int16 for rows under
+        # 32768 lanes: out of a ``cond`` they are a buffer XLA writes and reads back — 1.4× the
+        # hand-written triangular product at 4000, int32 1.6×), widened where they are read.
+        n, width = lanes.shape
+        small = jnp.int16 if width < 2**15 else jnp.int32 if width < 2**31 else jnp.int64
+
+        def counted(g):
+            return jnp.maximum(jnp.cumsum(g.astype(small), axis=1) - 1, 0)
+
+        if lead is False:  # (known not to lead: in the other branch of padded.evaluated's cond)
+            return counted(lanes).astype(jnp.int64)
         # XLA's cumulative sum on the CPU is a log-depth scan: at 4000×4000 it alone took longer
         # than the whole hand-written triangular product (at 64×64 it doubled the product's
         # time).  When every row's lanes taken are a prefix of it (a triangle's rows, a kept
         # leading run), their ranks are their positions: checked at run time (one fused pass),
         # and the sum computed only when it is needed.
-        # The ranks come out of the ``cond`` as a buffer XLA writes and reads back: in the
-        # narrowest integers that hold them (int16 for rows under 32768 lanes: 1.4× the
-        # hand-written triangular product at 4000, int32 1.6×), widened where they are read.
-        n, width = lanes.shape
-        small = jnp.int16 if width < 2**15 else jnp.int32 if width < 2**31 else jnp.int64
         prefix = jnp.all(lanes[:, 1:] <= lanes[:, :-1])
         ranks = lax.cond(prefix, lambda g: jnp.broadcast_to(jnp.arange(width, dtype=small), (n, width)),
-                         lambda g: jnp.maximum(jnp.cumsum(g.astype(small), axis=1) - 1, 0), lanes)
+                         counted, lanes)
         return ranks.astype(jnp.int64)
 
     def cond(self, pred, if_true, if_false):

@@ -130,7 +130,7 @@ def ranks(xp, xs: Ragged) -> Ragged:
     if hint is not None:
         hint.ranked = True
     # (every row's lanes taken known to lead it: numbered by their positions)
-    rows = xp.lane_ranks(xs.rows(xs.lanes), lead=hint is not None and bool(hint.prefix))
+    rows = xp.lane_ranks(xs.rows(xs.lanes), lead=None if hint is None or hint.prefix is None else bool(hint.prefix))
     flat = xp.reshape(rows, (-1,))
     return Ragged(xp, xp.bounded(flat, 0, max(xs.width - 1, 0)), xs.lengths, xs.lanes)
 

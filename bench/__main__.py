@@ -19,6 +19,8 @@ def main() -> int:
         from .api_overhead import main as run
     elif mode == "printing":
         from .printing import main as run
+    elif mode == "workloads" and "--variants" in rest:
+        from .variants import main as run
     elif mode == "workloads" and any(a == "--backend=dask" or a == "--backend" for a in rest):
         from .dask_workers import main as run
     elif mode == "workloads":

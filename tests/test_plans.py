@@ -317,18 +317,21 @@ def test_eval_plan_prints_each_forms_array_calls_with_their_shapes(tmp_path):
 
     program = tmp_path / "p.rem"
     program.write_text("(define xs [1.0 2.0 3.0])\n(* xs xs)\n"
-                       "(fold (λ ((a (Arr Float (Shp))) (b (Arr Float (Shp)))) (+ a b)) 0.0 xs)\n"
+                       "(fold (λ ((a (Arr Float (Shp))) (b (Arr Float (Shp)))) (+ a (* 0.5 b))) 0.0 xs)\n"
                        "(unbox (k v (read-nums)) (length v))\n")
     r = subprocess.run([sys.executable, "-m", "remora", "eval", "--plan", str(program)], input="4 5",
                        capture_output=True, text=True, env=subprocess_env(), timeout=120)
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    assert f";; {program}:2:1: plan" in out and "def plan(G, L):" in out
-    assert "float64 (3,)" in out  # each call's result: dtype and shape
-    assert "[1.0 4.0 9.0]" in out and "6.0" in out  # the values are printed as usual
-    assert "in range(3):" in out  # the fold's step, planned once, written out as a loop
+    assert f";; {program}:2:1: plan" in out and "= input global xs#" in out
+    assert "v2: float64[3] = multiply v1 v1" in out  # each equation's result: dtype and shape
+    assert "[1.0 4.0 9.0]" in out and "2.75" in out  # the values are printed as usual
+    assert "= loop 3 from" in out  # the fold's step, planned once: a loop of the IR
     assert f";; {program}:4:1: evaluated dynamically (`read-nums` has an effect)" in out
     assert out.rstrip().endswith("2")
+    python = subprocess.run([sys.executable, "-m", "remora", "eval", "--plan-python", str(program)], input="4 5",
+                            capture_output=True, text=True, env=subprocess_env(), timeout=120).stdout
+    assert "def plan(G, L):" in python and "in range(3):" in python  # (the NumPy lowering: a Python loop)
 
 
 def test_a_trace_that_would_hold_too_much_memory_runs_dynamically(monkeypatch):

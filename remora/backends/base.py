@@ -324,6 +324,12 @@ class Backend:
         whatever the frame and the operands' strides (D27)."""
         raise NotImplementedError
 
+    def einsum(self, subscripts: str, *operands: Array) -> Array:
+        """The contraction ``subscripts`` (Einstein notation, explicit ``->``; a 0-d operand has no
+        letters) of ``operands``, all of one dtype: what the IR's contraction pass makes of a sum of
+        products (``Int``: exact; ``Float``: summed in the library's order, D27)."""
+        return self.ns.einsum(subscripts, *operands)
+
     def matmul(self, a: Array, b: Array) -> Array:
         """The matrix product over the last two axes (a BLAS call where the library has one)."""
         return self.ns.matmul(a, b)

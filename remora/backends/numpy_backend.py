@@ -144,6 +144,26 @@ def _compress_in_chunks(flags: np.ndarray, cells: np.ndarray, chunk: int) -> np.
     return out
 
 
+def _contract(subscripts: str, operands) -> Any:
+    """The function computing the contraction ``subscripts`` for operands like ``operands``:
+    NumPy's C ``einsum`` (a fused sum of products, no temporary) where no BLAS call applies, and
+    the contraction order ``einsum_path`` finds — a ``tensordot``, that is BLAS — where two
+    operands each keep an axis of their own (the shape of a matrix product), found once."""
+    ins, out = subscripts.split("->")
+    terms = ins.split(",")
+    big = [t for t in terms if t]
+    free = set(out)
+
+    def rows_and_columns(a: str, b: str) -> bool:  # (a contracted letter shared; a kept letter each)
+        return bool((set(a) & set(b)) - free) and bool((set(a) - set(b)) & free) and bool((set(b) - set(a)) & free)
+
+    matrix_like = any(rows_and_columns(a, b) for i, a in enumerate(big) for b in big[i + 1:])
+    if not matrix_like:
+        return lambda *ops: np.einsum(subscripts, *ops)
+    path = np.einsum_path(subscripts, *operands, optimize="greedy")[0]
+    return lambda *ops: np.einsum(subscripts, *ops, optimize=path)
+
+
 class NumpyBackend(Backend):
     """Atom data as ``numpy.ndarray`` s of ``int64``, ``float64`` and ``bool``."""
 
@@ -222,6 +242,9 @@ class NumpyBackend(Backend):
             return lambda x, source, destination: x.transpose(order)
         if name == "asarray" and (len(args) == 1 or args[1] is None):
             return np.asarray  # (its second argument is the dtype: None, as the engine's rep None)
+        if name == "einsum" and args and all(isinstance(a, np.ndarray) for a in args[1:]):
+            fn = _contract(args[0], args[1:])
+            return lambda subscripts, *operands: fn(*operands)
         if name == "stack" and len(args) == 2 and args[1] == 0 and _alike(args[0]):
             return _stack_alike  # (a frame's cells: np.stack checks and reshapes each one)
         return getattr(self, name)
@@ -338,6 +361,9 @@ class NumpyBackend(Backend):
         a = np.ascontiguousarray(np.broadcast_to(a, shape))
         b = np.ascontiguousarray(np.broadcast_to(b, shape))
         return np.einsum("...i,...i->...", a, b)
+
+    def einsum(self, subscripts: str, *operands):
+        return _contract(subscripts, operands)(*operands)
 
     # --- kernels on positions -----------------------------------------------------------------
 

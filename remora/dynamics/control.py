@@ -37,6 +37,10 @@ def if_(engine, e: E.EIf, env: dict, ienv: dict, batch: tuple) -> Val:
     cell = engine.flat_shape(e, "shape", ienv)
     kernel = getattr(xp, "if_cells", None)  # (a tracing backend's: each branch planned per part size)
     if kernel is not None:
+        # (a tracing backend's: both branches over the whole frame, selected — when its law holds)
+        chosen = xp.if_select(engine, cond.arr, lambda: if_masked(engine, e, env, ienv, batch, cond))
+        if chosen is not None:
+            return chosen
         def branch(arm):
             return lambda sel: _on_cells(engine, arm, env, ienv, e.free, tf, sel, cell)
 

@@ -18,6 +18,7 @@ from ..statics.indices import SCALAR, Shape
 from ..statics.types import TArr, TVar, Type, kind_of, prune
 from ..dynamics.values import rep_of
 from ..limits import shape_problem
+from .eta import primitive_of
 
 
 def erase_type(t: Type) -> Shape:
@@ -111,7 +112,7 @@ def erase_atom(a: T.TyAtom) -> E.EAtom:
     if isinstance(a, T.TyLam):
         body = erase(a.body)
         names = tuple(x for x, _ in a.params)
-        return E.ELam(a.span, names, body, frozenset(free_terms(body) - set(names)), a.lifts)
+        return E.ELam(a.span, names, body, frozenset(free_terms(body) - set(names)), primitive_of(a))
     if isinstance(a, (T.TyTLam, T.TyILam)):
         body = erase(a.body)
         return E.EILam(a.span, a.vars, body, frozenset(free_terms(body)))

@@ -69,8 +69,11 @@ def _parser() -> argparse.ArgumentParser:
                     help="plans (default: each form specialised to its shapes, then run as straight-line "
                          "array calls), frames (the whole-frame engine, dynamically) or the paper's "
                          "step-by-step reference engine")
-    ev.add_argument("--plan", action="store_true",
-                    help="print each form's plan (its array calls, with their shapes) before its value")
+    ev.add_argument("--plan", action="store_const", const="ir",
+                    help="print each form's plan before its value: its array IR, each value with its dtype "
+                         "and shape")
+    ev.add_argument("--plan-python", dest="plan", action="store_const", const="python",
+                    help="print each form's plan as the Python source of backend calls that runs it")
     ev.add_argument("--trace", action="store_true",
                     help="print every reduction step to standard error (uses the reference engine)")
     ev.add_argument("--erased", action="store_true", help="print the erased program instead of running it")
@@ -321,7 +324,7 @@ def _run(session, text: str, name: str, args: argparse.Namespace) -> int:
         for form in typed:
             value = session.evaluate(form)
             if args.plan:
-                emit(_plan_text(session, form))
+                emit(_plan_text(session, form, args.plan))
             if isinstance(form, TyExprForm):
                 with located_at(form.span):  # (a Dask value is computed here)
                     emit(show_result(form, value))
@@ -343,7 +346,7 @@ def _run(session, text: str, name: str, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _plan_text(session, form) -> str:
+def _plan_text(session, form, how: str = "ir") -> str:
     """What ``--plan`` shows for a form just evaluated: its plan's source, or why it has none."""
     from ..plans import PLANS
 
@@ -352,7 +355,9 @@ def _plan_text(session, form) -> str:
     if not plans:
         why = PLANS.last_refusal if session.engine_name == "plans" else f"the {session.engine_name} engine makes no plans"
         return f"{where}: evaluated dynamically ({why})"
-    return f"{where}: plan\n" + plans[-1].source.rstrip("\n")
+    plan = plans[-1]
+    text = plan.source if how == "python" or plan.ir is None else plan.ir.text()
+    return f"{where}: plan\n" + text.rstrip("\n")
 
 
 def _started() -> None:

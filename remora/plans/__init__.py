@@ -28,8 +28,10 @@ from ..errors import RemoraError
 from .codegen import Source, emit_steps, literal, describe
 from .control import trace_if, trace_while
 from .loops import trace_loop
-from .peephole import simplify
-from .trace import Miss, Recording, Sym, TracingBackend, Untraceable, concrete
+from ..ir.passes import rewrite
+from ..ir.core import Miss, Recording, Sym, Untraceable, concrete
+from ..ir.program import Program, freeze
+from .trace import TracingBackend
 
 __all__ = ["Plan", "PlanCache", "PLANS", "Miss", "Untraceable", "record"]
 
@@ -85,10 +87,12 @@ class Plan:
     The source is written when the plan is made; it is compiled when first replayed (a form
     evaluated once, as most of a script's are, never pays for compiling)."""
 
-    __slots__ = ("source", "_namespace", "_fn")
+    __slots__ = ("source", "ir", "same_rounding", "_namespace", "_fn")
 
-    def __init__(self, source: str, namespace: dict):
+    def __init__(self, source: str, namespace: dict, ir: Program | None = None):
         self.source = source
+        self.ir = ir  # (the simplified IR the source lowers: remora.ir.program.Program)
+        self.same_rounding = True  # (whether it rounds every value as its trace did)
         self._namespace = namespace
         self._fn = None
 
@@ -127,6 +131,10 @@ def record(engine: Frames, body: Callable[[Frames, dict], Any], locals_: dict, g
     if changed and type(value) is not Sym:
         return settled, None
     plan = _generate(tracer, tracing, env, value)
+    if not plan.same_rounding and type(value) is Sym:
+        # (a pass rounds otherwise than the trace, as its law allows: the first value is the
+        # plan's, so that every evaluation of the form gives the same atoms)
+        settled = plan.run(tracing.globals, locals_)
     # The plan may keep the tracer (a `while`/`if` site traces new buckets at replay): not the
     # recording, whose steps hold every intermediate array of the trace.
     tracer.rec, tracer.recipes, tracer.owners = Recording(tracer), {}, {}
@@ -167,20 +175,25 @@ def _generate(tracer: TracingBackend, tracing: TracingFrames, env: dict, value: 
     src = Source(tracer.inner)
     src.emit(0, "def plan(G, L):")
     scope: set = set()
+    inputs = []
     for name, sym in env.items():
         _load(src, sym, f"L[{name!r}]", f"argument {name}", scope)
+        inputs.append((sym, f"argument {name}"))
     for key, loaded in tracing.loads.items():
         if type(loaded) is Sym:
             _load(src, loaded, f"G[{key!r}]", f"global {key}", scope)
+            inputs.append((loaded, f"global {key}"))
         else:
             src.emit(1, f"if G[{key!r}] is not {src.constant(loaded, 'g')}: raise Miss  # {_what(loaded)} {key}")
-    steps, value = simplify(tracer.rec.steps, value, tracer.inner)
+    steps, value, same = rewrite(tracer.rec.steps, value, tracer.inner)
     emit_steps(steps, src, 1, scope, keep=value)
     result = literal(value, src, scope)
     if type(value) is Sym and tracer.inner.owns(value.value) and getattr(value.value, "ndim", 0) == 0:
         result = f"xp.asarray({result})"  # (a plan may hold an atom as a scalar; it returns arrays)
     src.emit(1, f"return {result}  # {describe(concrete(value))}")
-    return Plan(src.text(), src.ns)
+    plan = Plan(src.text(), src.ns, freeze(inputs, steps, value))
+    plan.same_rounding = same
+    return plan
 
 
 def _load(src: Source, sym: Sym, where: str, what: str, scope: set) -> None:

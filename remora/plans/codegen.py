@@ -18,12 +18,15 @@ import math
 import operator
 from typing import Any
 
-from .peephole import simplify
-from .trace import LoopIndex, Miss, Recording, Step, Sym, Untraceable, concrete
+from ..ir.passes import simplify
+from ..ir.core import Eqn as Step, LoopIndex, Miss, Recording, Sym, Untraceable, concrete, defined as _defined
+from ..ir.core import free_vars as _free_syms, mentions as _mentions, outs_of
+from .trace import READS
 
-_INFIX = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
-          "and": "&", "or": "|", "xor": "^", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
-_PREFIX = {"neg": "-", "invert": "~", "abs": "abs"}
+_INFIX = {"__add__": "+", "__sub__": "-", "__mul__": "*", "__truediv__": "/", "__floordiv__": "//",
+          "__mod__": "%", "__pow__": "**", "__and__": "&", "__or__": "|", "__xor__": "^", "__lt__": "<",
+          "__le__": "<=", "__gt__": ">", "__ge__": ">=", "__eq__": "==", "__ne__": "!="}
+_PREFIX = {"__neg__": "-", "__invert__": "~", "__abs__": "abs"}
 
 
 class Source:
@@ -102,9 +105,9 @@ def subscript(key: Any, src: Source, scope: set) -> str:
 
 
 #: the array-API names of the operators a plan writes infix
-_UFUNC_OF = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "lt": "less",
-             "le": "less_equal", "gt": "greater", "ge": "greater_equal", "eq": "equal", "ne": "not_equal",
-             "neg": "negative", "abs": "abs"}
+_UFUNC_OF = {"__add__": "add", "__sub__": "subtract", "__mul__": "multiply", "__truediv__": "divide",
+             "__lt__": "less", "__le__": "less_equal", "__gt__": "greater", "__ge__": "greater_equal",
+             "__eq__": "equal", "__ne__": "not_equal", "__neg__": "negative", "__abs__": "abs"}
 
 
 def spare_temporaries(steps: list[Step], keep: Any) -> set:
@@ -120,8 +123,8 @@ def spare_temporaries(steps: list[Step], keep: Any) -> set:
             _count_inside(step, uses)  # (read once per item)
             continue
         _count(step.args, uses, 1)
-        if step.kind == "call" and type(step.outs) is Sym and (step.label in _UFUNC_OF or step.label in _INFIX
-                                                               or step.label in _ELEMENTWISE) \
+        if step.kind == "call" and type(step.outs) is Sym and (step.op in _UFUNC_OF or step.op in _INFIX
+                                                               or step.op in _ELEMENTWISE) \
                 and getattr(step.outs.value, "ndim", 0) >= 1:
             made.add(step.outs.name)
     return {name for name in made if uses.get(name, 0) == 1}
@@ -166,41 +169,42 @@ def _into(step: Step, callee: Any, args: tuple, spare: set, src: Source) -> str 
 
 
 def call_text(step: Step, src: Source, scope: set, spare: set = frozenset()) -> str:
-    """The expression that makes ``step``'s call."""
-    label, fn, args = step.label, step.fn, step.args
-    if spare and type(step.outs) is Sym and label in _UFUNC_OF and (
-            fn is getattr(operator, label, None) or fn is getattr(operator, label + "_", None)):
-        special = src.ns["xp"].specialise(_UFUNC_OF[label], concrete(args))
+    """The expression that makes ``step``'s call: an operator written as Python writes it, a
+    backend operation as the backend's function (specialised to the program's fixed arguments)."""
+    op, args = step.op, step.args
+    if spare and type(step.outs) is Sym and op in _UFUNC_OF:
+        special = src.ns["xp"].specialise(_UFUNC_OF[op], concrete(args))
         target = _into(step, special, args, spare, src)
         if target is not None:
-            callee = src.constant(special, f"{_UFUNC_OF[label]}_")
+            callee = src.constant(special, f"{_UFUNC_OF[op]}_")
             return f"{callee}(" + ", ".join(literal(a, src, scope) for a in args) + f", out={target})"
-    if label == "getitem":
+    if op == "__getitem__":
         key = args[1]
         if _scalar_item(args[0], key, step.outs):
             key = key[:-1]  # an atom as a NumPy scalar, which the scalar arithmetic below takes fastest
         return f"{literal(args[0], src, scope)}[{subscript(key, src, scope)}]"
-    if fn is getattr(operator, label, None) or fn is getattr(operator, label + "_", None):
-        if label in _INFIX:
-            return f"({literal(args[0], src, scope)} {_INFIX[label]} {literal(args[1], src, scope)})"
-        if label in _PREFIX:
-            return f"{_PREFIX[label]}({literal(args[0], src, scope)})"
+    if op in _INFIX:
+        return f"({literal(args[0], src, scope)} {_INFIX[op]} {literal(args[1], src, scope)})"
+    if op in _PREFIX:
+        return f"{_PREFIX[op]}({literal(args[0], src, scope)})"
     xp = src.ns["xp"]
-    if getattr(xp, label, None) == fn:
-        special = xp.specialise(label, concrete(args))
-        callee = f"xp.{label}" if special == fn else src.constant(special, f"{label}_")
+    keywords = "".join(f", {k}={literal(v, src, scope)}" for k, v in step.kw)
+    if not step.kw:
+        special = xp.specialise(op, concrete(args))
+        fn = getattr(xp, op)
+        callee = f"xp.{op}" if special == fn else src.constant(special, f"{op}_")
         target = _into(step, special, args, spare, src) if type(step.outs) is Sym else None
         if target is not None:
             return f"{callee}(" + ", ".join(literal(a, src, scope) for a in args) + f", out={target})"
         if getattr(special, "scalars", False):
             args = tuple(_as_scalar(a) for a in args)
-            op = special.operator
+            sym = special.operator
             if len(args) == 2:
-                return f"({literal(args[0], src, scope)} {op} {literal(args[1], src, scope)})"
-            return f"({op}{literal(args[0], src, scope)})"
+                return f"({literal(args[0], src, scope)} {sym} {literal(args[1], src, scope)})"
+            return f"({sym}{literal(args[0], src, scope)})"
     else:
-        callee = src.constant(fn, f"{label}_")
-    return f"{callee}(" + ", ".join(literal(a, src, scope) for a in args) + ")"
+        callee = f"xp.{op}"
+    return f"{callee}(" + ", ".join(literal(a, src, scope) for a in args) + keywords + ")"
 
 
 def _scalar_item(source: Any, key: Any, out: Any) -> bool:
@@ -236,13 +240,18 @@ def emit_steps(steps: list[Step], src: Source, depth: int, scope: set, keep: Any
                 for o in outs:
                     src.emit(depth, f"if {o.name}.shape != {tuple(o.value.shape)!r}: raise Miss  # shape from data")
         elif step.kind == "guard":
-            fn = src.constant(step.fn, "f")
+            fn = src.constant(READS[step.op], step.op + "_") if step.op in READS else f"xp.{step.op}"
             args = ", ".join(literal(a, src, scope) for a in step.args)
             expected = literal(step.extra, src, scope) if type(step.extra) in (bool, int) else src.constant(step.extra, "c")
-            src.emit(depth, f"if {fn}({args}) != {expected}: raise Miss  # {step.label} of data")
+            src.emit(depth, f"if {fn}({args}) != {expected}: raise Miss  # {step.op} of data")
         elif step.kind == "setitem":
             target, key, value = step.args
             src.emit(depth, f"{literal(target, src, scope)}[{subscript(key, src, scope)}] = {literal(value, src, scope)}")
+        elif step.kind == "site":
+            outs = step.outs
+            text = f"{src.constant(step.extra.replay, step.op + '_')}(" + ", ".join(literal(a, src, scope) for a in step.args) + ")"
+            src.emit(depth, f"{outs.name} = {text}  # {describe(outs.value)}")
+            scope.add(outs.name)
         elif step.kind == "require":
             ok, message, culprits, fail = step.args
             src.emit(depth, f"xp.require({literal(ok, src, scope)}, {message!r}, "
@@ -256,7 +265,7 @@ def emit_steps(steps: list[Step], src: Source, depth: int, scope: set, keep: Any
 def emit_loop(step: Step, src: Source, depth: int, scope: set) -> None:
     sub, counter, acc, result = step.extra
     n, init, axis = step.args
-    if _python_loop(src.ns["xp"], step.label):
+    if _python_loop(src.ns["xp"], step.op):
         emit_inline_loop(step, src, depth, scope)
         return
     name = f"step_{counter}"
@@ -265,8 +274,8 @@ def emit_loop(step: Step, src: Source, depth: int, scope: set) -> None:
     emit_steps(sub.steps, src, depth + 1, inner, keep=result)
     src.emit(depth + 1, f"return {literal(result, src, inner)}")
     out = step.outs
-    tail = f", axis={axis}" if step.label == "scan" else ""
-    src.emit(depth, f"{out.name} = xp.{step.label}({n}, {name}, {literal(init, src, scope)}{tail})  # {describe(out.value)}")
+    tail = f", axis={axis}" if step.op == "scan" else ""
+    src.emit(depth, f"{out.name} = xp.{step.op}({n}, {name}, {literal(init, src, scope)}{tail})  # {describe(out.value)}")
     scope.add(out.name)
 
 
@@ -284,18 +293,18 @@ def emit_inline_loop(step: Step, src: Source, depth: int, scope: set) -> None:
     sub, counter, acc, result = step.extra
     n, init, axis = step.args
     out = step.outs
-    parts = _unstacked(step) if step.label == "loop" else None
+    parts = _unstacked(step) if step.op == "loop" else None
     if parts is not None:
         emit_unstacked_loop(step, parts, src, depth, scope)
         return
     src.emit(depth, f"{acc.name} = {literal(init, src, scope)}  # the accumulator: {describe(acc.value)}")
-    if step.label == "scan":
+    if step.op == "scan":
         src.emit(depth, f"{out.name} = []")
     src.emit(depth, f"for {counter} in range({n}):")
     inner = set(scope) | {acc.name}
     emit_steps(sub.steps, src, depth + 1, inner, keep=result)
     src.emit(depth + 1, f"{acc.name} = {literal(result, src, inner)}")
-    if step.label == "scan":
+    if step.op == "scan":
         src.emit(depth + 1, f"{out.name}.append({acc.name})")
         src.emit(depth, f"{out.name} = xp.stack({out.name}, axis={axis})  # {describe(out.value)}")
     else:
@@ -311,23 +320,23 @@ def _unstacked(step: Step):
     Returns (k, the parts' Syms, {name of a part read: j}, the steps to leave out), or None."""
     sub, counter, acc, result = step.extra
     steps = sub.steps
-    made = {o.name: st for st in steps if st.kind == "call" for o in _outs(st)}
+    made = {o.name: st for st in steps if st.kind == "call" for o in outs_of(st)}
     last = made.get(result.name) if type(result) is Sym else None
-    if last is None or last.label != "moveaxis" or last.args[1] != 0 or type(last.args[0]) is not Sym:
+    if last is None or last.op != "moveaxis" or last.args[1] != 0 or type(last.args[0]) is not Sym:
         return None
     k = last.args[2]
     stacked = made.get(last.args[0].name)
-    if stacked is None or stacked.label != "stack" or len(stacked.args) != 2 or stacked.args[1] != 0 \
+    if stacked is None or stacked.op != "stack" or len(stacked.args) != 2 or stacked.args[1] != 0 \
             or type(stacked.args[0]) is not list:
         return None
     parts = stacked.args[0]
     reads: dict[str, int] = {}
     for st in steps:
-        if st.kind != "call" or st.label in ("matmul", "scatter"):
+        if st.kind != "call" or st.op in ("matmul", "scatter"):
             return None  # (a guard, a check, a write, a nested loop; BLAS rounds by layout)
         if st is stacked or st is last:
             continue
-        if st.label == "getitem" and st.args[0] is acc:
+        if st.op == "__getitem__" and st.args[0] is acc:
             j = _part_index(st.args[1], k, len(parts))
             if j is None or getattr(st.outs.value, "ndim", 0) == 0:
                 return None
@@ -351,21 +360,6 @@ def _part_index(key, k: int, m: int):
     return j if type(j) is int and 0 <= j < m else None
 
 
-def _mentions(x, name: str) -> bool:
-    t = type(x)
-    if t is Sym:
-        return x.name == name
-    if t in (tuple, list):
-        return any(_mentions(y, name) for y in x)
-    if t is slice:
-        return _mentions((x.start, x.stop, x.step), name)
-    return False
-
-
-def _outs(step: Step) -> tuple:
-    return step.outs if type(step.outs) is tuple else (step.outs,) if step.outs is not None else ()
-
-
 def emit_unstacked_loop(step: Step, found, src: Source, depth: int, scope: set) -> None:
     """The loop carrying its accumulator's parts (see :func:`_unstacked`), stacked after it."""
     sub, counter, acc, result = step.extra
@@ -384,14 +378,14 @@ def emit_unstacked_loop(step: Step, found, src: Source, depth: int, scope: set) 
     for st in sub.steps:
         if st is stacked or st is last:
             continue
-        if st.label == "getitem" and st.outs.name in reads:
+        if st.op == "__getitem__" and st.outs.name in reads:
             src.emit(depth + 1, f"{st.outs.name} = {names[reads[st.outs.name]]}")
             inner.add(st.outs.name)
             continue
         body.append(st)
         emit_steps([st], src, depth + 1, inner, spare=spare)
     src.emit(depth + 1, f"{', '.join(names)}, = " + ", ".join(literal(p, src, inner) for p in parts))
-    fn = src.constant(stacked.fn, "stack_")
+    fn = "xp.stack"
     out = step.outs
     src.emit(depth, f"{out.name} = xp.moveaxis({fn}([{', '.join(names)}], 0), 0, {k})  # {describe(out.value)}")
     scope.add(out.name)
@@ -416,36 +410,3 @@ def step_function(sub: Recording, counter: str, acc: Sym, result: Any, xp) -> An
     return namespace["make"](*(s.value for s in free.values()))
 
 
-def _defined(steps: list[Step]) -> set:
-    names = set()
-    for step in steps:
-        outs = step.outs if type(step.outs) is tuple else (step.outs,) if step.outs is not None else ()
-        names.update(o.name for o in outs)
-    return names
-
-
-def _free_syms(steps: list[Step], bound: set, free: dict) -> None:
-    bound = set(bound)
-    for step in steps:
-        if step.kind == "loop":
-            sub, _, acc, result = step.extra
-            _walk(step.args, bound, free)
-            _free_syms(sub.steps, bound | {acc.name}, free)
-            inner = bound | {acc.name} | _defined(sub.steps)
-            _walk(result, inner, free)
-        else:
-            _walk(step.args, bound, free)
-        outs = step.outs if type(step.outs) is tuple else (step.outs,) if step.outs is not None else ()
-        bound.update(o.name for o in outs)
-
-
-def _walk(x: Any, bound: set, free: dict) -> None:
-    t = type(x)
-    if t is Sym:
-        if x.name not in bound:
-            free.setdefault(x.name, x)
-    elif t in (tuple, list):
-        for y in x:
-            _walk(y, bound, free)
-    elif t is slice:
-        _walk((x.start, x.stop, x.step), bound, free)

@@ -27,9 +27,11 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from .codegen import Source, _defined, _free_syms, emit_steps, literal
-from .peephole import simplify
-from .trace import Miss, Recording, Step, Sym, TracingBackend, Untraceable, _is_object, concrete
+from .codegen import Source, emit_steps, literal
+from ..ir.passes import rewrite
+from ..ir.core import Eqn, Miss, Recording, Sym, Untraceable, concrete, defined as _defined, free_vars as _free_syms
+from ..ir.core import is_object as _is_object
+from .trace import TracingBackend
 
 #: compiled variants kept per sub-computation and bucket (each for one outcome of its guards)
 VARIANTS = 4
@@ -84,10 +86,6 @@ class Site:
             return self.kernel(self, dict(zip(self.names, free)), *inputs)
         except RecursionError:  # (recursion under `if` deeper than Python's limit at replay)
             raise GiveUp from None
-
-    #: the site runs the program's own code, whose run-time checks may fail: the plan's
-    #: simplification (peephole._live) never drops it, even when nothing reads its value
-    replay.effects = True
 
     def call(self, which: int, F: dict | None, args: tuple):
         """``fns[which]`` on ``args`` (concrete arrays, the first one's length the bucket): a
@@ -150,8 +148,9 @@ class Site:
                     free.setdefault(result.name, result)
                 if F is not None and not set(free) <= set(F):
                     raise GiveUp
-                fn = _compile(sub, params, free, result, tracer.inner)
-                value = concrete(result)
+                fn, same = _compile(sub, params, free, result, tracer.inner)
+                value = concrete(result) if same else fn(F if F is not None else {k: v.value for k, v in free.items()},
+                                                         *args)
             finally:
                 tracer.rec, tracer.held, tracer.app_stack, running.depth, tracer.owners = saved
                 for sym, value_ in swapped:
@@ -169,18 +168,18 @@ class Site:
         tracer = self.tracer
         self.names = tuple(self.syms)
         out = tracer.fresh(value)
-        tracer.rec.steps.append(Step("call", self.label, self.replay, (tuple(self.syms.values()),) + inputs, out))
+        tracer.rec.steps.append(Eqn("site", self.label, (tuple(self.syms.values()),) + inputs, out, extra=self))
         tracer._hold(value)
         return out
 
 
-def _compile(sub: Recording, params: list, free: dict, result, xp) -> Callable:
+def _compile(sub: Recording, params: list, free: dict, result, xp) -> tuple[Callable, bool]:
     """A bucket's recording as ``bucket(F, *params)``, its free traced arrays read from ``F``.
-    Simplified as a plan is (peephole): it runs once per round, so each identity ``reshape`` the
+    Simplified as a plan is (the IR passes): it runs once per round, so each identity ``reshape`` the
     engine made costs a call per round, and its temporaries may take later results (``out=``)."""
     src = Source(xp)
     src.emit(0, f"def bucket(F, {', '.join(p.name for p in params)}):")
-    steps, result = simplify(sub.steps, result, xp)
+    steps, result, same = rewrite(sub.steps, result, xp)
     used: dict[str, Sym] = {}
     _free_syms(steps, {p.name for p in params}, used)
     for name in free:
@@ -191,7 +190,7 @@ def _compile(sub: Recording, params: list, free: dict, result, xp) -> Callable:
     src.emit(1, f"return xp.asarray({literal(result, src, scope)})")
     namespace = dict(src.ns)
     exec(compile(src.text(), "<remora plan bucket>", "exec"), namespace)
-    return namespace["bucket"]
+    return namespace["bucket"], same
 
 
 # ---------------------------------------------------------------------------------------------
@@ -288,6 +287,7 @@ def trace_while(tracer: TracingBackend, engine, cond: Callable, step: Callable, 
     start = concrete(init)
     if _is_object(start) or engine.ragged_depth:
         return None
+    tracer.refuse_while_speculating()
     site = Site(tracer, engine, (cond, step), "while_cells", while_rounds)
     try:
         value = while_rounds(site, None, start)
@@ -301,6 +301,7 @@ def trace_if(tracer: TracingBackend, engine, flags, branches: tuple):
     positions of its cells) on its part; None where the caller's own code must run."""
     if engine.ragged_depth:
         return None
+    tracer.refuse_while_speculating()
     site = Site(tracer, engine, branches, "if_cells", if_parts)
     try:
         value = if_parts(site, None, concrete(flags))

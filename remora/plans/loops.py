@@ -15,13 +15,15 @@ from typing import Any, Callable
 
 from ..backends import host
 from .codegen import step_function
-from .trace import LoopIndex, Miss, Recording, Step, Sym, TracingBackend, Untraceable, _is_object, concrete
+from ..ir.core import Eqn, LoopIndex, Miss, Recording, Sym, Untraceable, concrete, is_object as _is_object
+from .trace import TracingBackend
 
 
 def trace_loop(tracer: TracingBackend, kind: str, n: int, step: Callable, init: Any, axis: int | None = None):
     """``tracer.loop``/``tracer.scan``: one recorded loop step (see the module docstring)."""
     if kind == "loop" and n == 0:
         return init
+    tracer.refuse_while_speculating()
     start = concrete(init)
     if _is_object(start) or _indexes_objects(step):
         raise Untraceable("a loop over frames of functions or boxes")
@@ -47,7 +49,7 @@ def trace_loop(tracer: TracingBackend, kind: str, n: int, step: Callable, init: 
     except Miss:
         raise Untraceable("a loop step decides differently from one item to the next") from None
     sym = tracer.fresh(out)
-    tracer.rec.steps.append(Step("loop", kind, None, (n, init, axis), sym, extra=(sub, counter, acc, result)))
+    tracer.rec.steps.append(Eqn("loop", kind, (n, init, axis), sym, extra=(sub, counter, acc, result)))
     return sym
 
 
@@ -77,19 +79,19 @@ def _trace_step(tracer: TracingBackend, step: Callable, start, at: int, counter:
     return sub, acc, result
 
 
-def _same_steps(a: list[Step], b: list[Step], names: dict) -> bool:
+def _same_steps(a: list[Eqn], b: list[Eqn], names: dict) -> bool:
     """Whether two recordings make the same calls (traced arrays matched up as they are made)."""
     if len(a) != len(b):
         return False
     for x, y in zip(a, b):
-        if x.kind != y.kind or x.label != y.label or x.shape_guard != y.shape_guard:
+        if x.kind != y.kind or x.op != y.op or x.shape_guard != y.shape_guard:
             return False
         if x.kind == "loop":
             return False  # (nested loops: not compared; the outer loop is run dynamically)
         if x.kind == "require":
             if not _same_arg(x.args[:3], y.args[:3], names):  # (the error callbacks differ, but raise alike)
                 return False
-        elif x.fn != y.fn or not _same_arg(x.args, y.args, names):
+        elif not _same_arg((x.args, x.kw), (y.args, y.kw), names):
             return False
         if x.kind == "guard" and not _same_arg(x.extra, y.extra, names):
             return False
@@ -124,7 +126,7 @@ def _same_arg(x, y, names: dict) -> bool:
         recipes = names.get("%recipes", {})
         rx, ry = recipes.get(id(x)), recipes.get(id(y))
         return rx is not None and ry is not None and rx[0] is x and ry[0] is y and rx[1] == ry[1] \
-            and _same_arg(rx[2], ry[2], names)
+            and _same_arg(rx[2:], ry[2:], names)
     if callable(x):
         return getattr(x, "__func__", None) is not None and x.__func__ is getattr(y, "__func__", None) \
             and x.__self__ is y.__self__ or x == y

@@ -26,7 +26,10 @@ import operator
 from typing import Any, Callable
 
 from ..backends.base import OBJECT, Backend
-from ..errors import RemoraRuntimeError, relocate_library_error
+from ..errors import RemoraError, RemoraRuntimeError, relocate_library_error
+from ..ir.passes import select
+from ..ir.core import (OPERATORS, Eqn, LoopIndex, Miss, Recording, Sym, Untraceable, concrete, has_loop_index,
+                       has_sym, is_object)
 
 
 #: the most bytes of intermediate arrays one trace may keep alive before the form is evaluated
@@ -34,230 +37,7 @@ from ..errors import RemoraRuntimeError, relocate_library_error
 TRACE_BYTES = 1 << 31
 
 
-class Untraceable(Exception):
-    """The form cannot be planned (the reason is the message): it is evaluated dynamically."""
-
-
-class Miss(Exception):
-    """At replay: a guard found other data than the plan was made for."""
-
-
-# ---------------------------------------------------------------------------
-# traced values
-
-
-class Sym:
-    """A traced array: its value at trace time, and its name in the recording."""
-
-    __slots__ = ("value", "name", "rec")
-    __array_ufunc__ = None  # ``ndarray + Sym`` defers to Sym's reflected operator
-
-    def __init__(self, value: Any, name: str, rec: "Recording"):
-        self.value = value
-        self.name = name
-        self.rec = rec
-
-    # static facts: they depend on the signature alone
-    @property
-    def shape(self) -> tuple:
-        return self.value.shape
-
-    @property
-    def ndim(self) -> int:
-        return self.value.ndim
-
-    @property
-    def size(self) -> int:
-        return self.value.size
-
-    @property
-    def dtype(self):
-        return self.value.dtype
-
-    def __len__(self) -> int:
-        return len(self.value)
-
-    def __repr__(self) -> str:
-        return f"<traced {self.name} {self.value.dtype} {self.value.shape}>"
-
-    # recorded operations
-    def __getitem__(self, key):
-        return self.rec.tracer.call("getitem", operator.getitem, (self, key), shape_guard=_has_sym(key))
-
-    def __setitem__(self, key, value) -> None:
-        self.rec.tracer.setitem(self, key, value)
-
-    # data reads: guards
-    def __bool__(self) -> bool:
-        return self.rec.tracer.read(bool, self)
-
-    def __int__(self) -> int:
-        return self.rec.tracer.read(int, self)
-
-    def __index__(self) -> int:
-        return self.rec.tracer.read(operator.index, self)
-
-    def __float__(self) -> float:
-        return self.rec.tracer.read(float, self)
-
-    def item(self):
-        return self.rec.tracer.read(_item, self)
-
-    def tolist(self):
-        return self.rec.tracer.read(_tolist, self)
-
-    # escapes: never followed
-    def __array__(self, *args, **kwargs):
-        raise Untraceable("a traced array was handed to NumPy outside the backend")
-
-    def __iter__(self):
-        raise Untraceable("a traced array was iterated over in Python")
-
-    def __getattr__(self, name: str):
-        raise Untraceable(f"the attribute {name!r} of a traced array was read")
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-def _item(x):
-    return x.item()
-
-
-def _tolist(x):
-    return x.tolist()
-
-
-def _binary(op: Callable, name: str):
-    def forward(self, other):
-        return self.rec.tracer.call(name, op, (self, other))
-
-    def reflected(self, other):
-        return self.rec.tracer.call(name, op, (other, self))
-
-    return forward, reflected
-
-
-for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
-              "lt", "le", "gt", "ge", "eq", "ne"):
-    _op = getattr(operator, _name if _name not in ("and", "or") else _name + "_")
-    _fwd, _ref = _binary(_op, _name)
-    setattr(Sym, f"__{_name}__", _fwd)
-    if _name not in ("lt", "le", "gt", "ge", "eq", "ne"):
-        setattr(Sym, f"__r{_name}__", _ref)
-for _name in ("neg", "invert", "abs"):
-    setattr(Sym, f"__{_name}__", (lambda op, n: lambda self: self.rec.tracer.call(n, op, (self,)))(getattr(operator, _name), _name))
-
-
-class LoopIndex(int):
-    """The item index of a traced loop step, ``a·i + b`` for the loop's counter ``i`` (named
-    ``loop`` in the plan; ``counter`` at trace time): indexing a traced array with it is recorded
-    with the formula; any other use of it is refused."""
-
-    def __new__(cls, counter: int, a: int, b: int, loop: str):
-        obj = super().__new__(cls, a * counter + b)
-        obj.counter, obj.a, obj.b, obj.loop = counter, a, b, loop
-        return obj
-
-    def _affine(self, a: int, b: int) -> "LoopIndex":
-        return LoopIndex(self.counter, a, b, self.loop)
-
-    def __add__(self, other):
-        if type(other) is not int:
-            return NotImplemented
-        return self._affine(self.a, self.b + other)
-
-    __radd__ = __add__
-
-    def __sub__(self, other):
-        if type(other) is not int:
-            return NotImplemented
-        return self._affine(self.a, self.b - other)
-
-    def __rsub__(self, other):
-        if type(other) is not int:
-            return NotImplemented
-        return self._affine(-self.a, other - self.b)
-
-    def __neg__(self):
-        return self._affine(-self.a, -self.b)
-
-    def code(self) -> str:
-        if self.a == 1:
-            return self.loop if self.b == 0 else f"({self.loop} + {self.b})"
-        if self.a == -1:
-            return f"({self.b} - {self.loop})"
-        return f"({self.a} * {self.loop} + {self.b})"
-
-    def _refuse(self, *args):
-        raise Untraceable("a loop's item index was used other than to index an array")
-
-    __mul__ = __rmul__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _refuse
-    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = __bool__ = __index__ = __int__ = _refuse
-    __hash__ = int.__hash__
-
-
-def _concrete_index(i: LoopIndex) -> int:
-    return int.__int__(i)
-
-
-def _has_sym(x) -> bool:
-    if type(x) is Sym:
-        return True
-    if type(x) in (tuple, list):
-        return any(_has_sym(y) for y in x)
-    return False
-
-
-def _has_loop_index(x) -> bool:
-    if type(x) is LoopIndex:
-        return True
-    if type(x) in (tuple, list):
-        return any(_has_loop_index(y) for y in x)
-    if type(x) is dict:
-        return any(_has_loop_index(y) for y in x.values())
-    return False
-
-
-def concrete(x):
-    """``x`` with every traced array replaced by its trace-time value (and loop indices by ints)."""
-    t = type(x)
-    if t is Sym:
-        return x.value
-    if t is LoopIndex:
-        return _concrete_index(x)
-    if t is tuple:
-        return tuple(concrete(y) for y in x)
-    if t is list:
-        return [concrete(y) for y in x]
-    return x
-
-
-# ---------------------------------------------------------------------------
-# the recording
-
-
-class Step:
-    """One recorded operation: ``outs = fn(*args)`` (or a guard, a check, a loop)."""
-
-    __slots__ = ("kind", "label", "fn", "args", "outs", "shape_guard", "extra")
-
-    def __init__(self, kind: str, label: str, fn, args, outs, shape_guard: bool = False, extra=None):
-        self.kind = kind
-        self.label = label
-        self.fn = fn
-        self.args = args
-        self.outs = outs
-        self.shape_guard = shape_guard
-        self.extra = extra
-
-
-class Recording:
-    """The steps of one straight-line plan (a loop's step has a recording of its own)."""
-
-    def __init__(self, tracer: "TracingBackend", params: tuple = ()):
-        self.tracer = tracer
-        self.steps: list[Step] = []
-        self.params = params  # names bound on entry (inputs; a loop step's counter and accumulator)
+# (the IR's variables, equations and recordings: remora/ir/core.py)
 
 
 def _owner(x):
@@ -286,8 +66,10 @@ class TracingBackend(Backend):
         self.owners: dict[int, Any] = {}
         self.rec = Recording(self)
         self.app_stack: list[tuple] = []  # (span, callee) of the applications under way
-        #: each folded constant's making, by id: (the constant, the function, its arguments)
+        #: each folded constant's making, by id: (the constant, the operation, its arguments)
         self.recipes: dict[int, tuple] = {}
+        #: how many ``if`` s deep the branches are being evaluated over whole frames (if_select)
+        self.speculating = 0
 
     # --- making names and steps ---------------------------------------------------------------
 
@@ -300,25 +82,32 @@ class TracingBackend(Backend):
         self.owners[id(owner)] = owner  # (the caller's memory: a view of it holds nothing new)
         return self.fresh(value)
 
-    def call(self, label: str, fn: Callable, args: tuple, shape_guard: bool = False, fresh: bool = False):
-        """Carry out ``fn(*args)``; record it if a traced array takes part (or it makes a fresh array)."""
-        if _has_loop_index(args):
-            if label != "getitem":
+    def impl(self, op: str) -> Callable:
+        """The function that carries out the operation ``op`` at trace time (on the inner backend)."""
+        fn = OPERATORS.get(op)
+        return fn if fn is not None else getattr(self.inner, op)
+
+    def call(self, op: str, args: tuple, shape_guard: bool = False, fresh: bool = False, kw: tuple = ()):
+        """Carry out the operation ``op`` on ``args`` (and the keyword arguments ``kw``: pairs);
+        record it if a traced array takes part (or it makes a fresh array)."""
+        if has_loop_index(args):
+            if op != "__getitem__":
                 raise Untraceable("a loop's item index was passed to a backend function")
-        result = fn(*concrete(args))
-        if not (fresh or _has_sym(args)):
+        fn = self.impl(op)
+        result = fn(*concrete(args), **dict(concrete(kw))) if kw else fn(*concrete(args))
+        if not (fresh or has_sym(args) or has_sym(kw)):
             if getattr(result, "shape", None) is not None and not any(a is result for a in args):
-                self.recipes.setdefault(id(result), (result, fn, args))  # (how a folded constant was made)
+                self.recipes.setdefault(id(result), (result, op, args, kw))  # (how a folded constant was made)
             return result
-        if _is_object(result):
-            if _has_sym(args):
+        if is_object(result):
+            if has_sym(args) or has_sym(kw):
                 raise Untraceable("a traced array became part of a frame of functions or boxes")
             return result
         if type(result) is tuple:
             outs = tuple(self.fresh(r) for r in result)
         else:
             outs = self.fresh(result)
-        self.rec.steps.append(Step("call", label, fn, args, outs, shape_guard))
+        self.rec.steps.append(Eqn("call", op, args, outs, shape_guard, kw=kw))
         self._hold(result)
         return outs
 
@@ -338,21 +127,23 @@ class TracingBackend(Backend):
         if self.held > TRACE_BYTES:
             raise Untraceable(f"its trace would hold more than {TRACE_BYTES >> 20} MiB of intermediate arrays")
 
-    def read(self, fn: Callable, *args):
-        """A Python value read from traced data: a guard the replay re-checks."""
-        if _has_loop_index(args):
+    def read(self, op: str, *args):
+        """A Python value read from traced data (``op``: one of :data:`READS`, or a backend
+        function): a guard the program checks when it runs."""
+        if has_loop_index(args):
             raise Untraceable("a loop's item index was read as a Python value")
+        fn = READS.get(op) or getattr(self.inner, op)
         value = fn(*concrete(args))
-        self.rec.steps.append(Step("guard", fn.__name__, fn, args, None, extra=value))
+        self.rec.steps.append(Eqn("guard", op, args, None, extra=value))
         return value
 
     def setitem(self, target, key, value) -> None:
         if type(target) is not Sym or target.rec is not self.rec:
             raise Untraceable("an array made outside the plan would be written to")
-        if _has_loop_index(key):
+        if has_loop_index(key):
             raise Untraceable("a loop's item index was used to write")
         target.value[concrete(key)] = concrete(value)
-        self.rec.steps.append(Step("setitem", "setitem", None, (target, key, value), None))
+        self.rec.steps.append(Eqn("setitem", "__setitem__", (target, key, value), None))
 
     # --- the backend's functions -------------------------------------------------------------
 
@@ -375,10 +166,10 @@ class TracingBackend(Backend):
         return x if type(x) is Sym else self.inner.read_only(x)
 
     def to_host(self, x):
-        return self.read(self.inner.to_host, x) if _has_sym(x) else self.inner.to_host(x)
+        return self.read("to_host", x) if has_sym(x) else self.inner.to_host(x)
 
     def to_numpy(self, x):
-        if _has_sym(x):
+        if has_sym(x):
             raise Untraceable("a traced array was handed out as a NumPy array (a registered primitive)")
         return self.inner.to_numpy(x)
 
@@ -391,51 +182,53 @@ class TracingBackend(Backend):
     def asarray(self, x, rep=None):
         if type(x) is Sym and self.inner.owns(x.value) and (rep is None or x.value.dtype == self.inner.dtype(rep)):
             return x  # (already an array of this backend: nothing to record)
-        return self.call("asarray", self.inner.asarray, (x, rep))
+        return self.call("asarray", (x, rep))
 
     def empty(self, shape, rep):
         if rep == OBJECT:
             return self.inner.empty(shape, rep)
-        return self.call("empty", self.inner.empty, (shape, rep), fresh=True)
+        return self.call("empty", (shape, rep), fresh=True)
 
     def full(self, shape, value, rep):
         if rep == OBJECT:
             return self.inner.full(shape, value, rep)
-        return self.call("full", self.inner.full, (shape, value, rep), fresh=True)
+        return self.call("full", (shape, value, rep), fresh=True)
 
     def scatter(self, x, indices, values):
         if type(x) is not Sym:
-            if _has_sym((indices, values)) and not _is_object(x):
+            if has_sym((indices, values)) and not is_object(x):
                 raise Untraceable("an array made outside the plan would be written to")
-            return self.call("scatter", self.inner.scatter, (x, indices, values))
-        return self.call("scatter", self.inner.scatter, (x, indices, values))
+            return self.call("scatter", (x, indices, values))
+        return self.call("scatter", (x, indices, values))
 
     def any(self, x):
-        return self.read(self.inner.any, x) if _has_sym(x) else self.inner.any(x)
+        return self.read("any", x) if has_sym(x) else self.inner.any(x)
 
     def all(self, x):
-        return self.read(self.inner.all, x) if _has_sym(x) else self.inner.all(x)
+        return self.read("all", x) if has_sym(x) else self.inner.all(x)
 
     def array_equal(self, a, b):
-        return self.read(self.inner.array_equal, a, b) if _has_sym((a, b)) else self.inner.array_equal(a, b)
+        return self.read("array_equal", a, b) if has_sym((a, b)) else self.inner.array_equal(a, b)
 
     def same_atoms(self, a, b):
-        return self.read(self.inner.same_atoms, a, b) if _has_sym((a, b)) else self.inner.same_atoms(a, b)
+        return self.read("same_atoms", a, b) if has_sym((a, b)) else self.inner.same_atoms(a, b)
 
     def searchsorted(self, x, value, side="left"):
         args = (x, value, side)
-        return self.read(self.inner.searchsorted, *args) if _has_sym(args) else self.inner.searchsorted(*args)
+        return self.read("searchsorted", *args) if has_sym(args) else self.inner.searchsorted(*args)
 
     def require(self, ok, message, culprits, fail) -> None:
         culprits = tuple(culprits)
-        if not _has_sym((ok,) + culprits):
+        if not has_sym((ok,) + culprits):
             return self.inner.require(ok, message, culprits, fail)
+        if self.speculating:  # (a branch that can fail is not evaluated where it is not chosen)
+            raise Speculation("a run-time check in a branch")
         self.inner.require(concrete(ok), message, tuple(concrete(c) for c in culprits), fail)
         located = _relocating(_failing_at(fail), tuple(self.app_stack))
-        self.rec.steps.append(Step("require", "require", self.inner.require, (ok, message, culprits, located), None))
+        self.rec.steps.append(Eqn("require", "require", (ok, message, culprits, located), None))
 
     def stack(self, xs, axis=0):
-        return self.call("stack", self.inner.stack, (xs, axis))  # (positional: plans specialise it)
+        return self.call("stack", (xs, axis))  # (positional: plans specialise it)
 
     def loop(self, n, step, init):
         return self.trace_loop(self, "loop", n, step, init)
@@ -455,6 +248,51 @@ class TracingBackend(Backend):
 
     def scan(self, n, step, init, axis):
         return self.trace_loop(self, "scan", n, step, init, axis)
+
+    def if_select(self, engine, flags, both: Callable):
+        """``if`` over a frame of ``flags`` as a ``where`` of its branches over the whole frame, when
+        the law of :mod:`remora.ir.passes.select` holds: ``both()`` evaluates them (masked) and
+        selects; what it records is kept if the branches cannot fail, decide nothing on data and
+        are cheap — else taken back, and None (the caller makes a site).  Flags known while tracing
+        are not the data's: the site partitions by them once, for good."""
+        if type(flags) is not Sym:
+            if self.speculating:
+                raise Speculation("an `if` by flags known while tracing")
+            return None
+        if self.speculating:  # (nested: any failure is the outermost one's, which takes all back)
+            if self.speculating >= select.MAX_DEPTH:
+                raise Speculation("too deep")
+            self.speculating += 1
+            try:
+                return both()
+            finally:
+                self.speculating -= 1
+        rec = self.rec
+        mark, held, owners, count = len(rec.steps), self.held, dict(self.owners), self.count
+        self.speculating = 1
+        try:
+            with self.inner.quiet():
+                out = both()
+            kept = select.holds(rec.steps[mark:])
+        except (Speculation, RemoraError, Untraceable, Miss, RecursionError):
+            kept = False
+        finally:
+            self.speculating = 0
+            self.rec = rec
+        if kept:
+            return out
+        del rec.steps[mark:]
+        self.held, self.owners, self.count = held, owners, count
+        return None
+
+    def refuse_while_speculating(self) -> None:
+        """A loop or a site is not followed in a branch evaluated over the whole frame."""
+        if self.speculating:
+            raise Speculation("a loop or a site in a branch")
+
+
+class Speculation(Exception):
+    """A branch evaluated over the whole frame (``if_select``) went where the law does not follow."""
 
 
 def _failing_at(fail: Callable) -> Callable:
@@ -488,44 +326,26 @@ def _relocating(fail: Callable, stack: tuple) -> Callable:
     return located
 
 
-def _is_object(x) -> bool:
-    return getattr(x, "dtype", None) is not None and type(x) is not Sym and x.dtype.kind == "O"
 
 
 # Every other function of the backend: carried out, recorded when a traced array takes part.
 _SHAPE_FROM_DATA = {"compact", "select_items", "nonzero", "unique", "repeat"}
-_HANDLED = set(vars(TracingBackend)) | {"elementwise", "loop", "scan"}
-
-
-_KEYWORD_CALLS: dict[tuple, Callable] = {}
-
-
-def _with_keywords(fn: Callable, keys: tuple) -> Callable:
-    """``fn`` taking its keyword arguments ``keys`` last, positionally (one function per ``fn`` and
-    ``keys``: recordings of the same calls compare equal)."""
-    call = _KEYWORD_CALLS.get((fn, keys))
-    if call is None:
-        def call(*a):
-            cut = len(a) - len(keys)
-            return fn(*a[:cut], **dict(zip(keys, a[cut:])))
-
-        call.__name__ = getattr(fn, "__name__", "call")
-        _KEYWORD_CALLS[(fn, keys)] = call
-    return call
+_HANDLED = set(vars(TracingBackend)) | {"elementwise", "loop", "scan", "if_select", "refuse_while_speculating"}
 
 
 def _forwarder(name: str):
     guard = name in _SHAPE_FROM_DATA
 
     def forward(self, *args, **kwargs):
-        fn = getattr(self.inner, name)
-        if kwargs:
-            call = _with_keywords(fn, tuple(kwargs))
-            return self.call(name, call, args + tuple(kwargs.values()), shape_guard=guard)
-        return self.call(name, fn, args, shape_guard=guard)
+        return self.call(name, args, shape_guard=guard, kw=tuple(kwargs.items()))
 
     forward.__name__ = name
     return forward
+
+
+#: the Python values a trace may read from data (a guard), by name; other reads are a backend's
+READS: dict[str, Callable] = {"bool": bool, "int": int, "index": operator.index, "float": float,
+                              "item": lambda x: x.item(), "tolist": lambda x: x.tolist()}
 
 
 for _name, _value in list(vars(Backend).items()):

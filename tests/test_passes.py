@@ -1,5 +1,6 @@
-"""Plans simplified before they are written (remora/plans/peephole.py): identity views and dead
-calls dropped, chains of views folded — with the values, dtypes and checks unchanged."""
+"""The IR's passes (remora/ir/passes/): each fires on programs written differently and declines
+where its law does not hold — with the values, dtypes and checks unchanged.  Assertions are on
+the IR a plan keeps (``plan.ir``), never on a backend's text."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from remora import backends
 from remora.plans import PLANS
 from remora.plans.codegen import Source, emit_steps
 from remora.plans.loops import trace_loop
-from remora.plans.peephole import simplify
+from remora.ir.passes import simplify
 from remora.plans.trace import TracingBackend
 
 NUMPY = backends.get("numpy")
@@ -21,6 +22,11 @@ NUMPY = backends.get("numpy")
 
 def _plan_texts(key_text: str) -> list[str]:
     return [p.source for _, kept in list(PLANS._plans.values()) if kept for p in kept if key_text in p.source]
+
+
+def _plan_irs() -> list:
+    """The IR of every plan kept (most recent last)."""
+    return [p.ir for _, kept in list(PLANS._plans.values()) if kept for p in kept if p.ir is not None]
 
 
 def _calls(source: str) -> list[str]:
@@ -77,7 +83,7 @@ def test_identity_views_and_dead_calls_are_dropped():
     tracer, x, result = _traced(build)
     assert len(tracer.rec.steps) == 5
     steps, out = simplify(tracer.rec.steps, result, NUMPY)
-    assert [s.label for s in steps] == ["multiply"]
+    assert [s.op for s in steps] == ["multiply"]
     assert steps[0].args[0] is x and out is result
 
 
@@ -90,7 +96,7 @@ def test_chains_of_unit_axis_views_fold_into_one_reshape():
 
     tracer, x, result = _traced(build)
     steps, out = simplify(tracer.rec.steps, result, NUMPY)
-    assert [(s.label, s.args[0] is x, s.args[1]) for s in steps] == [("reshape", True, (2, 1, 3))]
+    assert [(s.op, s.args[0] is x, s.args[1]) for s in steps] == [("reshape", True, (2, 1, 3))]
     src = Source(NUMPY)
     scope = {x.name}
     emit_steps(steps, src, 0, scope)
@@ -105,7 +111,7 @@ def test_a_permutation_of_long_axes_is_kept():
 
     tracer, x, result = _traced(build)
     steps, _ = simplify(tracer.rec.steps, result, NUMPY)
-    assert [s.label for s in steps] == ["permute_dims", "add"]
+    assert [s.op for s in steps] == ["permute_dims", "add"]
 
 
 def test_chains_are_not_folded_where_the_plan_writes_in_place():
@@ -118,7 +124,7 @@ def test_chains_are_not_folded_where_the_plan_writes_in_place():
 
     tracer, x, result = _traced(build)
     steps, _ = simplify(tracer.rec.steps, result, NUMPY)
-    assert [s.label for s in steps].count("reshape") == 3
+    assert [s.op for s in steps].count("reshape") == 3
 
 
 def test_a_call_repeated_on_the_same_operands_is_made_once():
@@ -131,7 +137,7 @@ def test_a_call_repeated_on_the_same_operands_is_made_once():
 
     tracer, x, result = _traced(build)
     steps, _ = simplify(tracer.rec.steps, result, NUMPY)
-    assert [s.label for s in steps] == ["multiply", "multiply", "multiply", "add", "add", "add"]
+    assert [s.op for s in steps] == ["multiply", "multiply", "multiply", "add", "add", "add"]
     assert steps[3].args[0] is steps[3].args[1]
 
 
@@ -144,7 +150,7 @@ def test_repeated_calls_are_kept_where_the_plan_writes_in_place():
 
     tracer, x, result = _traced(build)
     steps, _ = simplify(tracer.rec.steps, result, NUMPY)
-    assert [s.label for s in steps].count("multiply") == 2
+    assert [s.op for s in steps].count("multiply") == 2
     assert result.value[0, 0] == 12.0
 
 
@@ -223,7 +229,7 @@ def test_a_call_whose_shape_was_decided_on_stays_though_nothing_reads_it():
 
     tracer, x, result = _traced(build)
     steps, _ = simplify(tracer.rec.steps, result, NUMPY)
-    assert "nonzero" in [s.label for s in steps]
+    assert "nonzero" in [s.op for s in steps]
     assert any(s.shape_guard for s in steps)
 
 
@@ -270,8 +276,8 @@ def test_an_exact_reduce_of_an_append_reduces_the_parts():
         data = rng.integers(0, 16, n)
         got = remora.evaluate(HISTOGRAM, data=data, bins=bins)
         assert np.array_equal(got, (data[:, None] == bins).sum(axis=0)) and got.dtype == np.int64
-    source = _plan_texts("reduce_parts")[-1]
-    assert "concat" not in source, source
+    (ir,) = [ir for ir in _plan_irs() if "reduce" in ir.ops()][-1:]
+    assert "concat" not in ir.ops(), ir.text()
 
 
 @pytest.mark.parametrize("src, want", [
@@ -288,7 +294,8 @@ def test_other_exact_reductions_of_an_append_are_the_parts(src, want):
     for _ in range(3):  # (traced, then replayed)
         got = remora.evaluate(src, data=data, bins=bins)
         assert np.array_equal(got, want(data, bins)), got
-    assert _plan_texts("reduce_parts")
+    (ir,) = _plan_irs()
+    assert "concat" not in ir.ops() and ir.ops().count("reduce") == 2, ir.text()
 
 
 def test_a_float_sum_of_an_append_keeps_its_order():
@@ -301,4 +308,151 @@ def test_a_float_sum_of_an_append_keeps_its_order():
         got = remora.evaluate(src, xs=xs)
         joined = np.concatenate([np.zeros((1, 4)), xs])  # (summed pairwise along each column: D22)
         assert np.array_equal(got, np.add.reduce(np.ascontiguousarray(joined.T), axis=-1))
-    assert not _plan_texts("reduce_parts")
+    (ir,) = _plan_irs()
+    assert "concat" in ir.ops(), ir.text()
+
+
+# --- the passes' laws, each on programs written differently ---------------------------------
+
+def _ir_of(program: str, **inputs):
+    """The IR of the plan ``remora.evaluate`` makes for ``program`` (run twice: traced, replayed),
+    and its value (checked against the reference engine's by the caller where it matters)."""
+    PLANS.clear()
+    first = remora.evaluate(program, **inputs)
+    again = remora.evaluate(program, **inputs)
+    assert np.array_equal(first, again)
+    irs = _plan_irs()
+    assert irs, "no plan was made"
+    return irs[-1], first
+
+
+RNG = np.random.default_rng(11)
+A, B = RNG.standard_normal((70, 64)), RNG.standard_normal((70, 64))
+M, V = RNG.standard_normal((80, 80)), RNG.standard_normal(80)
+
+
+@pytest.mark.parametrize("program, want", [
+    ("(sum (* a b))", lambda: np.einsum("ij,ij->i", A, B)),
+    ("(sum (* b a))", lambda: np.einsum("ij,ij->i", A, B)),
+    ("(sum (* (* 2.0 a) b))", lambda: 2.0 * np.einsum("ij,ij->i", A, B)),
+    ("((λ ((x [Float 64]) (y [Float 64])) (reduce + (* x y))) a b)", lambda: np.einsum("ij,ij->i", A, B)),
+    ("(reduce + (* a b))", lambda: (A * B).sum(axis=0)),
+    ("(dot a b)", lambda: np.einsum("ij,ij->i", A, B)),
+])
+def test_a_sum_of_a_product_is_one_contraction(program, want):
+    """However the sum of products is spelled, the product is never made: one `einsum`."""
+    ir, got = _ir_of(program, a=A, b=B)
+    assert np.allclose(got, want(), rtol=1e-12), ir.text()
+    assert ir.ops().count("einsum") == 1 and "multiply" not in ir.ops() and "reduce" not in ir.ops(), ir.text()
+
+
+@pytest.mark.parametrize("program, want", [
+    ("((λ ((row [Float 80])) (dot row v)) m)", lambda: M @ V),
+    ("((λ ((row [Float 80])) (sum (* row v))) m)", lambda: M @ V),
+    ("(reduce + (* v m))", lambda: V @ M),
+    ("((λ ((col [Float 80])) (dot v col)) (transpose m))", lambda: V @ M),
+    ("((λ ((row [Float 80])) ((λ ((col [Float 80])) (sum (* row col))) (transpose m))) m)", lambda: M @ M),
+    ("((λ ((row [Float 80])) (reduce + (* row m))) m)", lambda: M @ M),
+])
+def test_matrix_products_written_any_way_are_one_contraction(program, want):
+    ir, got = _ir_of(program, m=M, v=V)
+    assert np.allclose(got, want(), rtol=1e-12), ir.text()
+    assert "einsum" in ir.ops() or "matmul" in ir.ops(), ir.text()
+    assert "multiply" not in ir.ops(), ir.text()
+
+
+def test_an_int_contraction_is_exact_at_any_size():
+    a, b = RNG.integers(-50, 50, (5, 7)), RNG.integers(-50, 50, (5, 7))
+    ir, got = _ir_of("(sum (* a b))", a=a, b=b)
+    assert np.array_equal(got, (a * b).sum(axis=1)) and got.dtype == np.int64
+    assert "einsum" in ir.ops(), ir.text()
+
+
+@pytest.mark.parametrize("program", [
+    "(sum (* a b))",  # (a Float sum below D27's size: summed pairwise, as the reference engine does)
+    "(let ((p (* a b))) (+ (sum p) (head (transpose p))))",  # (the product is read again: made anyway)
+    "(sum (+ a b))",  # (no product)
+])
+def test_the_contraction_declines_where_its_law_does_not_hold(program):
+    a, b = RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4))
+    ir, got = _ir_of(program, a=a, b=b)
+    assert "einsum" not in ir.ops(), ir.text()
+    from conftest import eval_values  # (the engines agree exactly on what was left alone)
+    assert eval_values(f"(define a {_literal(a)}) (define b {_literal(b)}) {program}")
+
+
+def _literal(x) -> str:
+    if x.ndim == 0:
+        return repr(float(x))
+    return "[" + " ".join(_literal(y) for y in x) + "]"
+
+
+@pytest.mark.parametrize("program", [
+    "(reduce + [a b a])",
+    "(reduce max [(* 2 a) b])",
+    "(reduce + (append [(* 0 a)] [a b]))",
+])
+def test_an_exact_reduction_of_a_join_combines_the_parts(program):
+    a, b = RNG.integers(-9, 9, (4, 5)), RNG.integers(-9, 9, (4, 5))
+    ir, got = _ir_of(program, a=a, b=b)
+    assert "stack" not in ir.ops() and "concat" not in ir.ops(), ir.text()
+    parts = {"(reduce + [a b a])": a + b + a, "(reduce max [(* 2 a) b])": np.maximum(2 * a, b),
+             "(reduce + (append [(* 0 a)] [a b]))": a + b}[program]
+    assert np.array_equal(got, parts)
+
+
+@pytest.mark.parametrize("program, want", [
+    ("((λ ((c [Int])) (if (> c 3) (* c 10) (neg c))) x)", lambda x: np.where(x > 3, x * 10, -x)),
+    ("((λ ((c [Int])) (if (= c 3) 1 (if (and (> c 1) (< c 6)) 2 0))) x)",
+     lambda x: np.where(x == 3, 1, np.where((x > 1) & (x < 6), 2, 0))),
+    ("(define (clamp (c [Int])) (if (< c 2) 2 (if (> c 5) 5 c))) (clamp x)", lambda x: np.clip(x, 2, 5)),
+])
+def test_an_if_whose_branches_cannot_fail_is_a_select(program, want):
+    x = np.arange(8)
+    ir, got = _ir_of(program, x=x)
+    assert np.array_equal(got, want(x))
+    assert "where" in ir.ops() and "if_cells" not in ir.ops(), ir.text()
+
+
+@pytest.mark.parametrize("program", [
+    "(define (safe-div (a [Int]) (b [Int])) (if (= b 0) 0 (/ a b))) (safe-div x (- x 3))",  # (may fail)
+    "(define (f (n [Int])) : [Int] (if (< n 1) 0 (+ 1 (f (- n 1))))) (f x)",  # (recursion)
+    "((λ ((c [Int])) (if (> c 3) (index [7 8 9] (- c 4)) c)) x)",  # (a check)
+])
+def test_an_if_that_may_fail_or_recurse_stays_lazy(program):
+    x = np.arange(5)
+    from conftest import eval_values
+    assert eval_values(f"(define x [0 1 2 3 4]) {program}")
+    PLANS.clear()
+    remora.evaluate(program, x=x)
+    remora.evaluate(program, x=x)
+    for ir in _plan_irs():
+        assert "where" not in ir.ops() or "if_cells" in ir.ops(), ir.text()
+
+
+@pytest.mark.parametrize("program, want", [
+    ("(reduce (λ ((u [Int]) (v [Int])) (+ u v)) x)", lambda x: x.sum()),
+    ("(reduce (λ ((u [Int]) (v [Int])) (+ v u)) x)", lambda x: x.sum()),
+    ("(define (mx (u [Int]) (v [Int])) (max u v)) (reduce mx x)", lambda x: x.max()),
+    ("(scan (λ ((acc [Int]) (y [Int])) (* acc y)) 1 x)", lambda x: np.cumprod(x)),
+    ("(fold (λ ((y [Int]) (acc [Int])) (+ y acc)) 0 x)", lambda x: x.sum()),
+])
+def test_a_lambda_that_is_an_associative_primitive_is_that_primitive(program, want):
+    """η (remora/erasure/eta.py): no loop over the items is left."""
+    x = np.arange(1, 9)
+    ir, got = _ir_of(program, x=x)
+    assert np.array_equal(got, want(x))
+    assert "loop" not in ir.ops() and "scan" not in ir.ops(), ir.text()
+
+
+@pytest.mark.parametrize("program", [
+    "(reduce (λ ((u [Int]) (v [Int])) (- u v)) x)",  # (not associative)
+    "(reduce (λ ((u [Int]) (v [Int])) (+ u (* 2 v))) x)",  # (not one primitive of the parameters)
+    "(define (mn (u [Float]) (v [Float])) (min v u)) (reduce mn (int->float x))",  # (min swapped: −0.0)
+])
+def test_a_lambda_that_is_not_an_associative_primitive_keeps_its_loop(program):
+    from conftest import eval_values
+    x = np.arange(1, 9)
+    assert eval_values(f"(define x [1 2 3 4 5 6 7 8]) {program}")
+    ir, _ = _ir_of(program, x=x)
+    assert "loop" in ir.ops(), ir.text()

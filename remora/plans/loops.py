@@ -132,7 +132,7 @@ def _same_arg(x, y, names: dict) -> bool:
             and x.__self__ is y.__self__ or x == y
     try:
         return bool(x == y)
-    except Exception:
+    except (ValueError, TypeError):  # (arrays compare elementwise: then they are not one static argument)
         return False
 
 

@@ -6,13 +6,15 @@ decisions it names (D22 for sums' rounding, D27 for contractions, signed zeros).
 (:func:`simplify`) runs them in this order:
 
 1. :mod:`.views` — identity views dropped, chains of views folded into one ``reshape``;
-2. :mod:`.positions` — a ``select_items`` by a mask known while tracing is a gather at its
+2. :mod:`.fold` — an operation on constants alone is computed once, when the program is made;
+3. :mod:`.positions` — a ``select_items`` by a mask known while tracing is a gather at its
    positions, found once;
-3. :mod:`.joins` — a reduction of a ``concat`` or ``stack`` is the combination of its parts'
+4. :mod:`.joins` — a reduction of a ``concat`` or ``stack`` is the combination of its parts'
    reductions (exact cases only);
-4. :mod:`.contraction` — a sum of a product over a shared axis is one contraction (``einsum``);
-5. :mod:`.cse` — an operation made again on the same operands is made once;
-6. :mod:`.dce` — an operation nothing reads is dropped (unless it writes, guards a decision
+5. :mod:`.hoist` — what a loop's body computes the same at every step is computed before it;
+6. :mod:`.contraction` — a sum of a product over a shared axis is one contraction (``einsum``);
+7. :mod:`.cse` — an operation made again on the same operands is made once;
+8. :mod:`.dce` — an operation nothing reads is dropped (unless it writes, guards a decision
    taken on its shape, or may fail).
 
 Each pass also rewrites the bodies of loops.  The ``if`` of a frame becomes ``select`` where its
@@ -24,12 +26,13 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..core import Eqn
-from . import contraction, cse, dce, joins, positions, views
+from . import contraction, cse, dce, fold, hoist, joins, positions, views
 from .common import Context
 
 
 #: the passes in the order they run: each ``run(steps, result, ctx) -> (steps, result)``
-PIPELINE: tuple[Callable, ...] = (views.run, positions.run, joins.run, contraction.run, cse.run, dce.run)
+PIPELINE: tuple[Callable, ...] = (views.run, fold.run, positions.run, joins.run, hoist.run, contraction.run,
+                                  cse.run, dce.run)
 
 
 def simplify(steps: list[Eqn], result: Any, xp: Any) -> tuple[list[Eqn], Any]:

@@ -63,37 +63,63 @@ def run(steps: list[Eqn], result: Any, ctx: Context) -> tuple[list[Eqn], Any]:
 
 
 def _contraction(step: Eqn, made: dict, reads: dict):
-    """(the factors as (source, labels), the product's shape, the reduced axis) when ``step``
-    sums a product over an axis as the law says; None otherwise."""
+    """(the factors as (source, labels), the product's shape, the summed axis of the product,
+    the product's axes in the result's order) when ``step`` sums a product over an axis as the
+    law says; None otherwise."""
     if step.kind != "call" or step.kw or type(step.outs) is not Sym:
         return None
     if step.op == "reduce" and len(step.args) == 3 and step.args[0] == "add" and type(step.args[1]) is Sym:
-        product, axis = step.args[1], step.args[2]
-        factors = _factors(product, made, reads, top=True)
+        x, axis = step.args[1], step.args[2]
     elif step.op == "sum" and len(step.args) == 2 and type(step.args[0]) is Sym and type(step.args[1]) is int:
-        product, axis = step.args[0], step.args[1]
-        factors = _factors(product, made, reads, top=True)
+        x, axis = step.args
     elif step.op == "vecdot" and len(step.args) == 2 and all(type(a) is Sym for a in step.args):
         a, b = step.args
         shape = _broadcast(a.value.shape, b.value.shape)
-        if shape is None or not shape:
+        if not shape:
             return None
-        factors, axis = [a, b], len(shape) - 1
-        return _mapped(factors, shape, axis, made, step)
+        return _mapped([a, b], shape, len(shape) - 1, list(range(len(shape) - 1)), made, step)
     else:
         return None
+    found = _product_under_views(x, made, reads)
+    if found is None:
+        return None
+    product, x_to_m = found
+    axis %= x.ndim
+    if x_to_m[axis] is None:
+        return None
+    factors = _factors(product, made, reads, top=True)
     if factors is None or len(factors) < 2:
         return None
-    return _mapped(factors, tuple(product.value.shape), axis, made, step)
+    out_axes = [x_to_m[j] for j in range(x.ndim) if j != axis]
+    return _mapped(factors, tuple(product.value.shape), x_to_m[axis], out_axes, made, step)
 
 
-def _mapped(factors: list, shape: tuple, axis: int, made: dict, step: Eqn):
+def _product_under_views(x: Sym, made: dict, reads: dict):
+    """(the product ``x`` is a view of, for each axis of ``x`` the product's axis it is — None for
+    a unit axis), following views that only ``x``'s chain reads; None if no product is found."""
+    x_to_m: list = list(range(x.ndim))
+    current = x
+    while True:
+        eqn = made.get(current.name)
+        if eqn is None or eqn.kind != "call" or eqn.kw or reads.get(current.name, 0) != 1:
+            return None
+        if eqn.op in _PRODUCTS:
+            return current, x_to_m
+        if not eqn.args or type(eqn.args[0]) is not Sym:
+            return None
+        inner = _through(eqn, tuple(current.value.shape))
+        if inner is None:
+            return None
+        x_to_m = [None if m is None else inner[m] for m in x_to_m]
+        current = eqn.args[0]
+
+
+def _mapped(factors: list, shape: tuple, axis: int, out_axes: list, made: dict, step: Eqn):
     dtype = step.outs.value.dtype
     if dtype.kind not in "iuf" or any(getattr(f, "dtype", None) != dtype for f in factors):
         return None
     if len(shape) > len(_LETTERS) or not shape:
         return None
-    axis %= len(shape)
     if dtype.kind == "f" and math.prod(shape) < BLAS_WORK:
         return None
     mapped = []
@@ -115,7 +141,7 @@ def _mapped(factors: list, shape: tuple, axis: int, made: dict, step: Eqn):
         mapped.append((source, labels))
     if not any(axis in (lab for lab in labels if lab is not None) for _, labels in mapped):
         return None  # (no operand varies along the summed axis)
-    return mapped, shape, axis
+    return mapped, shape, axis, out_axes
 
 
 def _shape(x: Any) -> tuple:
@@ -211,9 +237,9 @@ def _broadcast(a: tuple, b: tuple) -> tuple | None:
     return tuple(out)
 
 
-def _einsum(step: Eqn, mapped: list, shape: tuple, axis: int, ctx: Context) -> list[Eqn]:
-    """The equations: each source's unit axes dropped, one ``einsum``, the axes no source varies
-    along put back (a ``reshape`` and a ``broadcast_to``)."""
+def _einsum(step: Eqn, mapped: list, shape: tuple, axis: int, out_axes: list, ctx: Context) -> list[Eqn]:
+    """The equations: each source's unit axes dropped, one ``einsum`` whose output letters follow
+    the result's axes, the axes no source varies along put back (``reshape``, ``broadcast_to``)."""
     eqns: list[Eqn] = []
     operands, subscripts, varying = [], [], set()
     for source, labels in mapped:
@@ -229,18 +255,17 @@ def _einsum(step: Eqn, mapped: list, shape: tuple, axis: int, ctx: Context) -> l
                 source = source.reshape(shape_kept)  # (a constant: its unit axes dropped now)
         operands.append(source)
         subscripts.append("".join(_LETTERS[lab] for _, lab in kept))
-    free = [j for j in range(len(shape)) if j != axis and j in varying]
-    spec = ",".join(subscripts) + "->" + "".join(_LETTERS[j] for j in free)
+    free = [m for m in out_axes if m is not None and m in varying]
+    spec = ",".join(subscripts) + "->" + "".join(_LETTERS[m] for m in free)
     out_shape = tuple(step.outs.value.shape)
     dtype = step.outs.value.dtype
-    contracted = tuple(shape[j] for j in free)
-    full = tuple(shape[j] for j in range(len(shape)) if j != axis)  # (= the reduction's shape)
+    contracted = tuple(shape[m] for m in free)
     target = step.outs if contracted == out_shape else ctx.fresh(dtype, contracted)
     eqns.append(Eqn("call", "einsum", (spec, *operands), target))
     if target is step.outs:
         return eqns
-    placed = tuple(shape[j] if j in varying else 1 for j in range(len(shape)) if j != axis)
-    if placed == full:
+    placed = tuple(shape[m] if m is not None and m in varying else 1 for m in out_axes)
+    if placed == out_shape:
         eqns.append(Eqn("call", "reshape", (target, out_shape), step.outs))
     else:
         unit = ctx.fresh(dtype, placed)

@@ -378,3 +378,27 @@ def test_views_of_an_input_do_not_count_against_the_trace_budget(monkeypatch):
     assert remora.evaluate(PATHFINDER, wall=wall).tolist() == best.tolist()
     assert remora.evaluate(PATHFINDER, wall=wall).tolist() == best.tolist()
     assert _delta(before) == {"traced": 1, "replayed": 1, "dynamic": 0, "missed": 0}
+
+
+def test_remora_explain_says_how_each_form_ran_and_why_it_fell_back():
+    """REMORA_EXPLAIN=1: each evaluation says on standard error whether its plan was traced or
+    replayed, or why it ran on the dynamic engine — the API's counterpart of `eval --plan`."""
+    import subprocess
+    import sys
+
+    from conftest import subprocess_env
+
+    script = ("import numpy, remora\n"
+              "remora.evaluate('(sum (* a a))', a=numpy.ones(3))\n"
+              "remora.evaluate('(sum (* a a))', a=numpy.ones(3))\n"
+              "remora.evaluate('(unbox (k v (read-nums)) (length v))')\n")
+    env = {**subprocess_env(), "REMORA_EXPLAIN": "1"}
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120,
+                       input="")
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.splitlines()
+    assert lines[0].endswith("traced (a plan made)") and lines[1].endswith("plan replayed"), r.stderr
+    assert "evaluated dynamically (`read-nums` has an effect)" in lines[2], r.stderr
+    quiet = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=subprocess_env(),
+                           timeout=120, input="")
+    assert quiet.stderr == ""

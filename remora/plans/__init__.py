@@ -11,6 +11,8 @@ fallback for what depends on data; spec/dynamics.md ("Plans") says what is plann
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import weakref
 from collections import OrderedDict
@@ -218,10 +220,13 @@ class PlanCache:
         #: run on the dynamic engine (not plannable), ``missed`` replays a guard refused
         self.stats = {"traced": 0, "replayed": 0, "dynamic": 0, "missed": 0}
         self.last_refusal = ""
+        #: why each form that runs dynamically does (by the key's id, as the plans)
+        self.refusals: dict[int, str] = {}
 
     def clear(self) -> None:
         with self._lock:
             self._plans.clear()
+            self.refusals.clear()
 
     def __len__(self) -> int:
         return len(self._plans)
@@ -238,12 +243,20 @@ class PlanCache:
 
     def run(self, key: Any, G: dict, L: dict, trace: Callable[[], tuple], dynamic: Callable[[], Any]):
         """The value of the form ``key`` stands for: replayed from a plan that fits, or traced
-        (``trace()`` gives (value, plan)), or — if it cannot be planned — ``dynamic()``."""
+        (``trace()`` gives (value, plan)), or — if it cannot be planned — ``dynamic()``.  With
+        ``REMORA_EXPLAIN=1`` in the environment, each call says on standard error which way it
+        went (and why a form runs dynamically)."""
+        value, how = self._run(key, G, L, trace, dynamic)
+        if EXPLAIN:
+            explain(key, how)
+        return value
+
+    def _run(self, key: Any, G: dict, L: dict, trace: Callable[[], tuple], dynamic: Callable[[], Any]):
         entry = self._plans.get(id(key))
         variants = entry[1] if entry is not None and entry[0]() is key else ()
         if variants is None:
             self.stats["dynamic"] += 1
-            return dynamic()
+            return dynamic(), f"evaluated dynamically ({self.refusals.get(id(key), 'not plannable')})"
         for plan in variants:
             try:
                 value = plan.run(G, L)
@@ -251,26 +264,30 @@ class PlanCache:
                 self.stats["missed"] += 1
                 continue
             self.stats["replayed"] += 1
-            return value
+            return value, "plan replayed"
         if len(variants) >= self.VARIANTS:  # its decisions follow the data: not worth planning
-            self.last_refusal = f"the data decided differently {self.VARIANTS} times"
-            self._store(key, None)
+            self._refuse(key, f"the data decided differently {self.VARIANTS} times")
             self.stats["dynamic"] += 1
-            return dynamic()
+            return dynamic(), f"evaluated dynamically ({self.last_refusal})"
         try:
             value, plan = trace()
         except (Untraceable, RecursionError) as why:  # (tracing takes more stack than evaluating)
-            self.last_refusal = str(why) if isinstance(why, Untraceable) else "too deep to trace"
-            self._store(key, None)
+            self._refuse(key, str(why) if isinstance(why, Untraceable) else "too deep to trace")
             self.stats["dynamic"] += 1
-            return dynamic()
+            return dynamic(), f"evaluated dynamically ({self.last_refusal})"
         except RemoraError:
-            return dynamic()  # the dynamic engine's error is the one reported
+            return dynamic(), "evaluated dynamically (to report its error)"  # (the dynamic engine's error)
         self.stats["traced"] += 1
         if plan is None:
-            self.last_refusal = "the value holds computed arrays in boxes or functions"
+            self._refuse(key, "the value holds computed arrays in boxes or functions")
+            return value, f"traced; {self.last_refusal}: evaluated dynamically from now on"
         self._store(key, plan)
-        return value
+        return value, "traced (a plan made)" if not variants else "traced again (a guard missed)"
+
+    def _refuse(self, key: Any, why: str) -> None:
+        self.last_refusal = why
+        self.refusals[id(key)] = why
+        self._store(key, None)
 
     def _store(self, key: Any, plan: Plan | None) -> None:
         with self._lock:
@@ -293,8 +310,22 @@ class PlanCache:
                 entry = self._plans.get(k)
                 if entry is not None and entry[0] is ref:  # (not a newer key that took the same id)
                     del self._plans[k]
+                    self.refusals.pop(k, None)
 
         return forget
+
+
+#: whether every plan-cache call says which way it went (``REMORA_EXPLAIN=1``)
+EXPLAIN = os.environ.get("REMORA_EXPLAIN", "") not in ("", "0")
+
+
+def explain(key: Any, how: str) -> None:
+    """One line on standard error: where the form ``key`` comes from and how it was evaluated."""
+    span = getattr(key, "span", None)
+    if span is None and getattr(key, "forms", None):  # (a whole program given to remora.evaluate)
+        span = getattr(key.forms[-1], "span", None)
+    where = f"{span.source.name}:{span.line}:{span.col}" if span is not None else "a program"
+    print(f"remora: {where}: {how}", file=sys.stderr)
 
 
 #: The plans of this process.

@@ -352,18 +352,18 @@ SCANS = [
 def _variants() -> list[Variant]:
     out = []
     for label, src, ref in DOTS:
-        out.append(Variant("dot products", label, src, _pairs, ref, 400_000, 200))
-    out.append(Variant("dot products", "Int sum of product", "(sum (* a b))", _int_pairs, _rowdot, 400_000, 200))
+        out.append(Variant("dot products", label, src, _pairs, ref, 400_000, 2000))
+    out.append(Variant("dot products", "Int sum of product", "(sum (* a b))", _int_pairs, _rowdot, 400_000, 2000))
     for label, src, ref in MATVECS:
         out.append(Variant("mat-vec", label, src.replace("[Float n]", "[Float NN]"),
-                           _matvec, ref, 2000, 40))
+                           _matvec, ref, 2000, 300))
     for label, src in MATMULS:
         out.append(Variant("matrix product", label, src.replace("[Float n]", "[Float NN]"), _square,
-                           lambda a, b: a @ b, 256, 16))
+                           lambda a, b: a @ b, 256, 64))
     for label, src in SOFTMAXES:
         out.append(Variant("softmax", label, src, _rows64, _softmax, 200_000, 50))
     for label, src in L1S:
-        out.append(Variant("pairwise L1", label, src, _points16, _l1, 600, 12))
+        out.append(Variant("pairwise L1", label, src, _points16, _l1, 600, 24))
     for label, src in NBODIES:
         out.append(Variant("n-body", label, src.replace("[Float n 3]", "[Float NN 3]").replace("[Float n]", "[Float NN]"),
                            _bodies, _nbody, 1000, 30))
@@ -375,9 +375,9 @@ def _variants() -> list[Variant]:
     for label, src in LOGREGS:
         out.append(Variant("logistic regression", label, src, _logreg, _logreg_numpy, 200_000, 100))
     for label, src, ref in SEGMENTS:
-        out.append(Variant("segments", label, src, _masked, ref, 200_000, 50))
+        out.append(Variant("segments", label, src, _masked, ref, 200_000, 500))
     for label, src, ref in SCANS:
-        out.append(Variant("prefix sums", label, src, _vec, ref, 2_000_000, 64 * 20))
+        out.append(Variant("prefix sums", label, src, _vec, ref, 2_000_000, 64 * 200))
     return out
 
 

@@ -34,8 +34,8 @@ from ..core import Eqn, Sym
 from .common import Context, in_bodies, read_counts
 
 #: Float contractions with at least this many multiply-adds may round as the library does
-#: (decisions.md D27; the same threshold as the matrix product by lifting)
-BLAS_WORK = 1 << 12
+#: (decisions.md D27)
+BLAS_WORK = 1 << 9
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _PRODUCTS = ("multiply", "__mul__")
@@ -241,8 +241,11 @@ def _einsum(step: Eqn, mapped: list, shape: tuple, axis: int, out_axes: list, ct
     """The equations: each source's unit axes dropped, one ``einsum`` whose output letters follow
     the result's axes, the axes no source varies along put back (``reshape``, ``broadcast_to``)."""
     eqns: list[Eqn] = []
-    operands, subscripts, varying = [], [], set()
+    operands, subscripts, varying, scales = [], [], set(), []
     for source, labels in mapped:
+        if not labels and len(mapped) > 2:  # (a 0-d factor scales the contraction: applied after it)
+            scales.append(source)
+            continue
         kept = [(j, lab) for j, lab in enumerate(labels) if lab is not None]
         varying.update(lab for _, lab in kept)
         if len(kept) != len(_shape(source)):
@@ -260,8 +263,12 @@ def _einsum(step: Eqn, mapped: list, shape: tuple, axis: int, out_axes: list, ct
     out_shape = tuple(step.outs.value.shape)
     dtype = step.outs.value.dtype
     contracted = tuple(shape[m] for m in free)
-    target = step.outs if contracted == out_shape else ctx.fresh(dtype, contracted)
+    target = step.outs if contracted == out_shape and not scales else ctx.fresh(dtype, contracted)
     eqns.append(Eqn("call", "einsum", (spec, *operands), target))
+    for k, scale in enumerate(scales):
+        scaled = step.outs if k == len(scales) - 1 and contracted == out_shape else ctx.fresh(dtype, contracted)
+        eqns.append(Eqn("call", "multiply", (target, scale), scaled))
+        target = scaled
     if target is step.outs:
         return eqns
     placed = tuple(shape[m] if m is not None and m in varying else 1 for m in out_axes)

@@ -206,3 +206,26 @@ def test_prelude_names_go_to_the_prelude(client, tmp_path):
     assert loc["uri"].endswith("/prelude/prelude.rem")
     text = Path(loc["uri"][len("file://"):]).read_text(encoding="utf-8").split("\n")[loc["range"]["start"]["line"]]
     assert text.startswith("(define sum")
+
+
+@pytest.mark.parametrize("broken", [
+    # a Content-Length shorter than the body: the rest of the body runs into the next header
+    lambda body: f"Content-Length: {len(body) - 7}\r\n\r\n".encode() + body,
+    # a header block without Content-Length: the body that follows is not framed at all
+    lambda body: b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" + body,
+], ids=["short-content-length", "no-content-length"])
+def test_a_broken_message_costs_only_itself(client, tmp_path, broken):
+    """Issue 29 item 10: after one badly framed message the server reads the next header and
+    answers the requests after it (it used to stay alive and answer nothing)."""
+    uri = (tmp_path / "d.rem").as_uri()
+    assert _open(client, uri, "(define v [1 2 3])\n(+ 1 2)\n") == []
+    body = json.dumps({"jsonrpc": "2.0", "id": 999, "method": "textDocument/hover",
+                       "params": _at(uri, 1, 1)}).encode()
+    client.proc.stdin.write(broken(body))
+    client.proc.stdin.flush()
+    for _ in range(2):  # the next request, and the one after it
+        hover = client.request("textDocument/hover", _at(uri, 0, 9))
+        assert "v : (Arr Int (Shp 3))" in hover["contents"]["value"]
+    client.request("shutdown", None)
+    client.notify("exit", None)
+    assert client.proc.wait(timeout=TIMEOUT) == 0

@@ -14,7 +14,9 @@ UTF-16 code units).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
@@ -160,6 +162,34 @@ def make_server() -> RemoraServer:
     return server
 
 
+class ResynchronisingInput:
+    """Standard input as the server reads it, able to find the next message after a broken one.
+
+    pygls reads header lines until a blank one, then exactly ``Content-Length`` bytes of body.
+    After a message whose ``Content-Length`` is shorter than its body — or a header block
+    without one — the rest of that body has no line end of its own: the next line read is the
+    leftover body glued to the next message's ``Content-Length`` header, which then matched
+    nothing, and every message after was lost the same way (the server stayed alive but
+    answered nothing).  Here a header line that ends in a ``Content-Length`` field is handed
+    over as that field alone, so the next message is read whole: one broken message costs
+    itself only.  (A JSON body cannot hold a raw line end, so no body is mistaken for a header.)
+    """
+
+    def __init__(self, stream: BinaryIO):
+        self.stream = stream
+
+    def readline(self) -> bytes:
+        line = self.stream.readline()
+        found = _CONTENT_LENGTH.search(line)
+        return line[found.start():] if found is not None and found.start() > 0 else line
+
+    def read(self, n: int) -> bytes:
+        return self.stream.read(n)
+
+
+_CONTENT_LENGTH = re.compile(rb"Content-Length: \d+\r\n\Z")
+
+
 def main() -> int:
     """Serve on standard input and output until the client says exit: 0 if it asked for a
     shutdown first, 1 if not (or if the input ended), as the protocol says."""
@@ -167,7 +197,7 @@ def main() -> int:
     import sys
 
     server = make_server()
-    server.start_io()
+    server.start_io(ResynchronisingInput(sys.stdin.buffer))
     if sys.stdout is None or sys.stdout.closed:  # (the server closes its output when it exits)
         sys.stdout = open(os.devnull, "w", encoding="utf-8")
     return 0 if server.protocol._shutdown else 1

@@ -6,10 +6,10 @@ typed tree (types for hover) and, for every form that parsed, its scopes (defini
 locals visible at a position).  Positions here are the reader's: 1-based lines and columns
 counted in characters; :mod:`remora.interfaces.lsp` converts them to the protocol's.
 
-A form that fails is reported and the analysis goes on with the next one; a form that uses
-a name whose definition failed is skipped (its errors would only repeat the first one).  A
-reader error (an unclosed bracket while typing) is reported, and the complete forms before
-the broken one are still analysed.
+The forms are analysed as ``remora check`` analyses them (:mod:`remora.interfaces.analysis`): a
+form that fails is reported and the analysis goes on with the next one; a form that uses a name
+whose definition failed is skipped; a form the reader cannot read (an unclosed bracket while
+typing) is reported, and the forms around it are still analysed.
 """
 
 from __future__ import annotations
@@ -20,24 +20,15 @@ from pathlib import Path
 
 from ..front import syntax as S
 from ..statics import typed as T
-from ..errors import RemoraError, RemoraSyntaxError, Span
-from ..front.reader import _TOKEN, SAtom, SList, SNode, read
+from ..errors import RemoraError, Span
+from ..front.reader import read
 from . import scopes as sc
+from .analysis import Form, analyse, defined_name
 from .typed_index import contains, innermost, node_with_span
 
 #: words that start forms, offered by completion
 KEYWORDS = ("define", "λ", "lambda", "Tλ", "t-lambda", "Iλ", "i-lambda", "let", "array", "frame",
             "t-app", "i-app", "unbox", "box")
-
-
-@dataclass
-class Form:
-    """A top-level form: as read, as parsed (None if it failed to parse) and as checked (None
-    if it failed, or was skipped)."""
-
-    node: SNode
-    syntax: S.TopForm | None = None
-    typed: T.TyForm | None = None
 
 
 @dataclass
@@ -58,52 +49,13 @@ class Document:
     def __post_init__(self) -> None:
         from .session import Session
 
-        session = Session()
-        failed: set[str] = set()
-        for node in self._read():
-            form = Form(node)
-            self.forms.append(form)
-            if failed & _symbols(node):
-                continue
-            try:
-                form.syntax = _parse(node)
-            except RemoraError as err:
-                self.errors.append(err)
-                failed |= _defined_name(node)
-                continue
-            sc.resolve([form.syntax], self.scopes)
-            form.typed = self._check(session, form.syntax)
-            if form.typed is None and isinstance(form.syntax, S.Define):
-                failed.add(form.syntax.name)
-
-    # --- analysis ---------------------------------------------------------------------
-
-    def _read(self) -> list[SNode]:
-        """The forms of the text; after a reader error, the complete forms before it."""
-        try:
-            return read(self.text, self.name)
-        except RemoraSyntaxError as err:
-            self.errors.append(err)
-            cut = _broken_form_line(self.text, err.line or 1)
-            try:
-                return read("\n".join(self.text.split("\n")[: cut - 1]), self.name)
-            except RemoraSyntaxError:
-                return []
-
-    def _check(self, session, form: S.TopForm) -> T.TyForm | None:
-        from .session import deep_recursion
-
-        snapshot = dict(session.checker.globals)
-        try:
-            with deep_recursion(form.span):
-                return session.check_form(form)
-        except RemoraError as err:
-            self.errors.append(err.with_span(form.span))
-        except Exception as exc:  # a bug in remora: said at the form, and the analysis goes on
-            self.errors.append(RemoraError(f"remora: internal error: {type(exc).__name__}: {exc}", form.span))
-        session.checker.globals.clear()
-        session.checker.globals.update(snapshot)
-        return None
+        for form in analyse(Session(), self.text, self.name, contain_bugs=True):
+            if form.error is not None:
+                self.errors.append(form.error)
+            if form.node is not None:
+                self.forms.append(form)
+            if form.syntax is not None:
+                sc.resolve([form.syntax], self.scopes)
 
     # --- queries (1-based line and column) ---------------------------------------------
 
@@ -191,14 +143,6 @@ class Document:
         return list(items.values())
 
 
-def _parse(node: SNode) -> S.TopForm:
-    from .session import deep_recursion
-    from ..front.parse import parse_top
-
-    with deep_recursion(node.span):
-        return parse_top(node)
-
-
 def _innermost_of(items, span_of):
     best = None
     for item in items:
@@ -239,51 +183,6 @@ def primitive_type(name: str) -> str:
     return str(TArr(type_of(PRIMITIVES[name]), SCALAR))
 
 
-def _symbols(node: SNode) -> set[str]:
-    """Every symbol written in a form."""
-    out: set[str] = set()
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, SList):
-            stack.extend(n.items)
-        elif isinstance(n, SAtom) and isinstance(n.value, str):
-            out.add(n.value)
-    return out
-
-
-def _defined_name(node: SNode) -> set[str]:
-    """The name a ``define`` form (even a malformed one) defines, if it says."""
-    if isinstance(node, SList) and len(node.items) >= 2 and getattr(node.items[0], "value", None) == "define":
-        target = node.items[1]
-        if isinstance(target, SList) and target.items:
-            target = target.items[0]
-        if isinstance(target, SAtom) and isinstance(target.value, str):
-            return {target.value}
-    return set()
-
-
-def _broken_form_line(text: str, error_line: int) -> int:
-    """The first line of the top-level form that contains ``error_line`` (``error_line`` itself
-    if no form spans it): everything before that line is complete forms."""
-    depth, line, start = 0, 1, None
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup
-        if kind == "nl":
-            line += 1
-            if line > error_line:
-                break
-        elif kind == "open":
-            if depth == 0:
-                start = line
-            depth += 1
-        elif kind == "close" and depth > 0:
-            depth -= 1
-            if depth == 0:
-                start = None
-    return start if start is not None and depth > 0 else error_line
-
-
 @functools.lru_cache(maxsize=1)
 def prelude_definitions() -> dict[str, Span]:
     """Where the prelude defines each of its names (the files as installed)."""
@@ -292,12 +191,9 @@ def prelude_definitions() -> dict[str, Span]:
     out: dict[str, Span] = {}
     for path in prelude_files():
         for node in read(path.read_text(encoding="utf-8"), str(Path(path).resolve()), library=True):
-            if isinstance(node, SList) and len(node.items) >= 2 and getattr(node.items[0], "value", None) == "define":
-                target = node.items[1]
-                if isinstance(target, SList) and target.items:
-                    target = target.items[0]
-                if isinstance(target, SAtom) and isinstance(target.value, str):
-                    out[target.value] = target.span
+            target = defined_name(node)
+            if target is not None:
+                out[str(target.value)] = target.span
     return out
 
 

@@ -17,7 +17,7 @@ from typing import Callable, Optional
 from . import control, smt
 from ..front import syntax as S
 from . import typed as T
-from ..errors import RemoraTypeError, Span, span_text
+from ..errors import Fix, RemoraTypeError, Span, replace_with, span_text, wrap_in
 from .infer import elaborate_application, needs_inference
 from .frames import FramePart, cell_frame, counterexample_clause, principal_frame, shapes_differ_message
 from .indices import SCALAR, Index, Shape, Var, concrete_shape
@@ -171,7 +171,8 @@ class Checker:
             raise RemoraTypeError(f"`{e.name}` is a type, not an expression", e.span)
         close = did_you_mean(e.name, env.gamma.names() + list(PRIMITIVES))
         hint = control.undeclared_hint(e.name, self.defining) or (f"; did you mean `{close}`?" if close else "")
-        raise RemoraTypeError(f"unbound variable `{e.name}`{hint}", e.span)
+        err = RemoraTypeError(f"unbound variable `{e.name}`{hint}", e.span)
+        raise err.fixed_by(replace_with(e.span, close)) if close and "did you mean" in hint else err
 
     def t_array(self, e: S.ArrayLit, env: Env) -> T.TyExpr:  # T-ARRAY
         atoms = tuple(self.atom(a, env) for a in e.atoms)
@@ -250,7 +251,8 @@ class Checker:
                 arg.span,
             )
         if not unify(arg_type.atom, param.atom):
-            raise RemoraTypeError(_atom_mismatch(i, arg, arg_type.atom, param.atom, name, e, args, fun), arg.span)
+            err = RemoraTypeError(_atom_mismatch(i, arg, arg_type.atom, param.atom, name, e, args, fun), arg.span)
+            raise err.fixed_by(*_atom_fixes(i, arg_type.atom, param.atom, e, args, fun))
         return FramePart(f"argument {i}", frame, arg.span, arg_type.shape, param.shape)
 
     def t_tapp(self, e: S.TApp, env: Env) -> T.TyExpr:  # T-TAPP
@@ -565,14 +567,40 @@ def _setter(i: int, args, fun: TFun, atom: Type) -> int | None:
 
 
 def _promotion_hint(e: S.App, args, i: int, source: int | None, arg_atom: Type) -> str:
-    float_given = isinstance(arg_atom, TBase) and arg_atom.name == "Float"
-    if float_given and not source:  # a Float where only an Int will do
+    int_arg = _int_side(e, i, source, arg_atom)
+    if int_arg is None:  # a Float where only an Int will do
         return "use floor, ceiling, round or truncate to make an Int"
-    int_arg = e.args[source - 1] if (source and float_given) else e.args[i - 1]
     literal = _int_literal(int_arg)
     if literal is not None:
         return f"use int->float, or write {literal}.0"
     return "use int->float on the Int side (or floor/round/truncate on the Float side)"
+
+
+def _int_side(e: S.App, i: int, source: int | None, arg_atom: Type) -> S.Expr | None:
+    """The argument on the Int side of an Int/Float mismatch at argument ``i`` (None when a Float
+    is given where only an Int will do)."""
+    float_given = isinstance(arg_atom, TBase) and arg_atom.name == "Float"
+    if float_given and not source:
+        return None
+    return e.args[source - 1] if (source and float_given) else e.args[i - 1]
+
+
+def _atom_fixes(i, arg_atom, param_atom, e, args, fun) -> list[Fix]:
+    """The fixes an Int/Float mismatch message suggests: ``int->float`` on the Int side, and a
+    literal written as a Float (``2.0`` for ``2``)."""
+    overloaded = isinstance(param_atom, AtomMeta)
+    arg_atom, param_atom = prune(arg_atom), prune(param_atom)
+    if {show_type(arg_atom), show_type(param_atom)} != {"Int", "Float"} or not isinstance(param_atom, TBase):
+        return []
+    source = _setter(i, args, fun, param_atom) if overloaded else None
+    int_arg = _int_side(e, i, source, arg_atom)
+    if int_arg is None:
+        return []
+    literal = _int_literal(int_arg)
+    fixes = [wrap_in(int_arg.span, "int->float")]
+    if literal is not None:
+        fixes.append(replace_with(int_arg.span, f"{literal}.0"))
+    return fixes
 
 
 def _int_literal(e: S.Expr) -> int | None:

@@ -987,7 +987,10 @@ def test_terminal_prints_rows_and_summaries(screen):
             " [1988 1989 1990 1991]\n [1992 1993 1994 1995]\n [1996 1997 1998 1999]]")
     s.enter(":set print full", "")
     out = s.enter("((i-app iota/s (Shp 2000)))", "1997 1998 1999]")
-    assert "[0 1 2 3 4 5" in out and "…" not in out
+    rows = out.split("\n")[1:-1]  # (the input echoed, the value, the next prompt)
+    assert rows[0].startswith("[   0    1    2") and "…" not in out
+    assert len(rows) > 1 and all(len(row) <= 200 for row in rows)  # wrapped between atoms to the screen
+    assert [int(t) for t in " ".join(rows).strip("[]").split()] == list(range(2000))
     s.enter(":set print line", "")
     s.enter("[[1 2 3] [40 50 60]]", "[[1 2 3] [40 50 60]]")
 

@@ -83,6 +83,12 @@ def _parser() -> argparse.ArgumentParser:
                          "backend --backend names)")
     ev.add_argument("--erased", action="store_true", help="print the erased program instead of running it")
     ev.add_argument("--backend", metavar="NAME", default="numpy", help=BACKEND_HELP)
+    ev.add_argument("--print", dest="print_mode", choices=["short", "full"], default="short",
+                    help="at a terminal, values are laid out for reading: rows wrapped to its width and, with "
+                         "short (the default), values of more than 1,000 atoms summarised with …; full prints "
+                         "every atom. Written to a pipe or a file a value is always whole, on one line")
+    ev.add_argument("--precision", metavar="N", type=_precision,
+                    help="at a terminal, print Floats with at most N digits after the point")
     ev.add_argument("-o", dest="output", metavar="PATH.npy", help="write the value of the last expression to PATH.npy")
     ev.add_argument("--scheduler", metavar="ADDRESS",
                     help="with --backend=dask: compute on the distributed cluster whose scheduler is at "
@@ -96,6 +102,15 @@ def _parser() -> argparse.ArgumentParser:
 #: what ``--backend`` says (the backends, and the extra each needs)
 BACKEND_HELP = ("the array library that runs the program: numpy (the default), jax (needs pip install "
                 "'remora[jax]') or dask (needs pip install 'remora[dask]')")
+
+
+def _precision(text: str) -> int:
+    """``--precision N``: a number of digits from 0 to 17 (a Float has no more)."""
+    import argparse
+
+    if not (text.isascii() and text.isdigit() and int(text) <= 17):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of digits from 0 to 17")
+    return int(text)
 
 
 def _add_source_args(p: argparse.ArgumentParser, operands: str, help: str) -> None:
@@ -372,9 +387,10 @@ def _run(session, text: str, name: str, args: argparse.Namespace) -> int:
     from ..erasure.erased import show_erased
     from ..errors import RemoraError
     from ..errors import located_at
-    from .session import show_result
+    from .layout import for_stream, show
+    from .progress import running
     from .streams import emit, flush, report
-    from ..statics.typed import TyExprForm
+    from ..statics.typed import TyExprForm, form_type
 
     _started()
     from .datafiles import DataIOError, save
@@ -383,6 +399,7 @@ def _run(session, text: str, name: str, args: argparse.Namespace) -> int:
         report(f"remora: -o writes a .npy file: `{args.output}` does not end in .npy")
         return EXIT_USAGE
     last = None
+    display = for_stream(sys.stdout, full=args.print_mode == "full", precision=args.precision)
     try:
         _bind_inputs(session, args.inputs)
         typed = session.check_text(text, name)
@@ -391,12 +408,17 @@ def _run(session, text: str, name: str, args: argparse.Namespace) -> int:
                 emit(show_erased(erase_form(form)))
             return EXIT_OK
         for form in typed:
-            value = session.evaluate(form)
+            text = None
+            where = f"{form.span.source.name}:{form.span.line}:{form.span.col}"
+            with running(where, None if args.trace else sys.stderr, session.engine.xp):  # (a trace shows progress)
+                value = session.evaluate(form)
+                if isinstance(form, TyExprForm):
+                    with located_at(form.span):  # (a Dask value is computed here)
+                        text = show(value, form_type(form), display)
             if args.plan:
                 emit(_plan_text(session, form))
-            if isinstance(form, TyExprForm):
-                with located_at(form.span):  # (a Dask value is computed here)
-                    emit(show_result(form, value))
+            if text is not None:
+                emit(text)
                 last, last_span = value, form.span
         if args.output is not None:
             if last is None:

@@ -52,7 +52,8 @@ class RemoraValue:
         return layout.show(self.value, self.type)
 
     def _repr_pretty_(self, p, cycle: bool) -> None:
-        p.text(repr(self))
+        """As wide as IPython's pretty printer makes its lines (``max_width``, 79 by default)."""
+        p.text(layout.show(self.value, self.type, layout.Display(width=getattr(p, "max_width", 79) or None)))
 
     def _repr_html_(self) -> str:
         return to_html(self.value, self.type)

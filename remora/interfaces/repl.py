@@ -18,13 +18,14 @@ failed, else 0.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
 from typing import IO, Callable
 
 from ..front import syntax as S
-from .session import EVALUATION_RECURSION_LIMIT, Session, deep_recursion, describe_form, show_result
+from .session import EVALUATION_RECURSION_LIMIT, Session, deep_recursion, describe_form
 from ..erasure.erase import erase_form
 from ..statics import typed as T
 from ..errors import RemoraError, RemoraSyntaxError, Source, Span, located_at
@@ -33,13 +34,12 @@ from ..dynamics.runtime import RunConfig
 from .streams import MAX_SOURCE_BYTES, OutputError, SourceError, emit, flush, read_source, report
 from ..statics.typed import TyDefine, TyExprForm, show_term
 from ..statics.types import TArr, prune
-from .layout import LIMIT, Display
+from .layout import EXACT, LIMIT, Display, terminal_width
+from .progress import running
 from .layout import show as show_layout
 from .typed_index import referenced_keys
 
 PROMPT, CONTINUE = "remora> ", "...     "
-#: piped sessions print as the command line does (contract §3): whole, on one line
-PIPED = Display(rows=False, limit=None)
 HELP = """\
 Enter Remora expressions or (define ...) forms; brackets may span lines.
   :type EXPR      the type of EXPR (not evaluated)
@@ -49,6 +49,8 @@ Enter Remora expressions or (define ...) forms; brackets may span lines.
   :load FILE      run a program file; its definitions stay
   :set print full|short|rows|line
                   print values whole or summarised beyond 1,000 atoms, one row per line or on one line
+  :set precision N|none
+                  print Floats with at most N digits after the point (none: as they read back)
   :help           this text
   :quit           leave (Ctrl-D does too)
 _ is the last value.  Tab completes names and commands.  Ctrl-C abandons the current input."""
@@ -60,7 +62,7 @@ COMMANDS = {
     "explicit": "EXPR: with inferred t-app/i-app written out",
     "trace": "EXPR: evaluate step by step",
     "load": "FILE: run a program file",
-    "set": "print full|short|rows|line",
+    "set": "print full|short|rows|line, precision N|none",
     "help": "the commands",
     "quit": "leave",
 }
@@ -75,7 +77,7 @@ class Repl:
         self.prelude = prelude
         self.session = Session(run=RunConfig(stdin=stdin), prelude=prelude)
         #: how values print: for reading at a terminal, the command line's format otherwise
-        self.display = Display() if interactive else PIPED
+        self.display = Display() if interactive else EXACT
         #: the key `_` is bound under, and the keys of past values that definitions refer to
         self.last_key: str | None = None
         self.held: set[str] = set()
@@ -223,18 +225,25 @@ class Repl:
             emit(describe_form(typed), self.out)
 
     def run_checked(self, typed):
-        value = self.session.evaluate(typed)
-        if isinstance(typed, TyExprForm):
-            with located_at(typed.span):  # (a Dask value is computed here)
-                emit(self.show(typed, value), self.out)
+        text = None
+        where = f"{typed.span.source.name}:{typed.span.line}:{typed.span.col}"
+        with running(where, self.err if self.interactive else None, self.session.engine.xp):
+            value = self.session.evaluate(typed)
+            if isinstance(typed, TyExprForm):
+                with located_at(typed.span):  # (a Dask value is computed here)
+                    text = self.show(typed, value)
+        if text is not None:
+            emit(text, self.out)
         elif self.last_key is not None and self.last_key in referenced_keys(typed):
             self.held.add(self.last_key)  # a definition refers to this `_`: its value stays
         return value
 
     def show(self, typed, value) -> str:
-        if self.display == PIPED:
-            return show_result(typed, value)
-        return show_layout(value, T.form_type(typed), self.display)
+        """A value as the session's display says (at a terminal, as wide as the terminal is now)."""
+        display = self.display
+        if self.interactive and display.rows:
+            display = dataclasses.replace(display, width=terminal_width(self.out))
+        return show_layout(value, T.form_type(typed), display)
 
     def _remember(self, typed, value) -> None:
         """``_`` is now ``value``: a new binding (so what referred to the last one keeps it); the
@@ -282,21 +291,26 @@ class Repl:
         emit(self.show(typed, value), self.out)
 
     def cmd_set(self, arg: str) -> None:
-        """``:set print full|short|rows|line``: how values print (``:set`` alone says)."""
+        """``:set print full|short|rows|line`` and ``:set precision N|none``: how values print
+        (``:set`` alone says)."""
         words = arg.split()
+        d = self.display
         settings = {
-            "full": Display(self.display.rows, None),
-            "short": Display(self.display.rows, LIMIT),
-            "rows": Display(True, self.display.limit),
-            "line": Display(False, self.display.limit),
+            "full": dataclasses.replace(d, limit=None),
+            "short": dataclasses.replace(d, limit=LIMIT),
+            "rows": dataclasses.replace(d, rows=True),
+            "line": dataclasses.replace(d, rows=False),
         }
         if not words:
-            rows = "rows" if self.display.rows else "line"
-            emit(f"print {'full' if self.display.limit is None else 'short'} {rows}", self.out)
+            rows = "rows" if d.rows else "line"
+            precision = "none" if d.precision is None else d.precision
+            emit(f"print {'full' if d.limit is None else 'short'} {rows}\nprecision {precision}", self.out)
         elif len(words) == 2 and words[0] == "print" and words[1] in settings:
             self.display = settings[words[1]]
+        elif len(words) == 2 and words[0] == "precision" and (words[1] == "none" or _digits(words[1])):
+            self.display = dataclasses.replace(d, precision=None if words[1] == "none" else int(words[1]))
         else:
-            self.fail(f"usage: :set print full|short|rows|line (not :set {arg})")
+            self.fail(f"usage: :set print full|short|rows|line, or :set precision N|none (not :set {arg})")
 
     def cmd_load(self, arg: str) -> None:
         """Run a file as ``remora eval`` would: check it all, then run it; definitions stay."""
@@ -343,6 +357,11 @@ class Repl:
         out.update((name, primitive_type(name)) for name in PRIMITIVES)
         out.update((name, str(g.type)) for name, g in self.session.checker.globals.items() if not name.startswith("%"))
         return out
+
+
+def _digits(text: str) -> bool:
+    """Whether ``text`` is a precision: a number of digits from 0 to 17 (a Float has no more)."""
+    return text.isascii() and text.isdigit() and int(text) <= 17
 
 
 class InputTooLong(Exception):

@@ -95,6 +95,7 @@ def _parser() -> argparse.ArgumentParser:
                          "ADDRESS (e.g. tcp://127.0.0.1:8786)")
     repl = sub.add_parser("repl", help="an interactive session")
     repl.add_argument("--no-prelude", dest="prelude", action="store_false", help="do not load the prelude")
+    repl.add_argument("--backend", metavar="NAME", default="numpy", help=BACKEND_HELP + " (:backend NAME changes it)")
     sub.add_parser("lsp", help="a Language Server for editors, on standard input and output (needs remora[lsp])")
     return p
 
@@ -214,7 +215,11 @@ def _main(argv: Sequence[str] | None) -> int:
         from .repl import main as repl_main
 
         _started()
-        return repl_main(args.prelude)
+        try:
+            return repl_main(args.prelude, args.backend)
+        except (ValueError, ImportError) as err:  # an unknown backend, or its extra is not installed
+            report(f"remora: {err}")
+            return EXIT_USAGE
     if args.command == "lsp":
         return _lsp()
     if args.command == "check":

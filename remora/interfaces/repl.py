@@ -38,6 +38,8 @@ from .layout import EXACT, LIMIT, Display, terminal_width
 from .progress import running
 from .layout import show as show_layout
 from .typed_index import referenced_keys
+from .backend_switch import OnBackends
+from .docs import leading_comment
 
 PROMPT, CONTINUE = "remora> ", "...     "
 HELP = """\
@@ -47,13 +49,17 @@ Enter Remora expressions or (define ...) forms; brackets may span lines.
   :explicit EXPR  EXPR with every inferred t-app/i-app written out
   :trace EXPR     evaluate EXPR step by step with the reference engine
   :load FILE      run a program file; its definitions stay
+  :time EXPR      evaluate EXPR (or any input) and say how long it took
+  :doc NAME       the type and documentation of a primitive, definition or keyword
+  :backend NAME   run from now on on the array library NAME (numpy, jax, dask); alone, which one
   :set print full|short|rows|line
                   print values whole or summarised beyond 1,000 atoms, one row per line or on one line
   :set precision N|none
                   print Floats with at most N digits after the point (none: as they read back)
   :help           this text
   :quit           leave (Ctrl-D does too)
-_ is the last value.  Tab completes names and commands.  Ctrl-C abandons the current input."""
+_ is the last value.  Tab completes names and commands; Up recalls the inputs that start with what
+is typed, Ctrl-R searches them all.  Ctrl-C abandons the current input."""
 
 #: what Tab shows beside each command
 COMMANDS = {
@@ -62,6 +68,9 @@ COMMANDS = {
     "explicit": "EXPR: with inferred t-app/i-app written out",
     "trace": "EXPR: evaluate step by step",
     "load": "FILE: run a program file",
+    "time": "EXPR: evaluate and time",
+    "doc": "NAME: type and documentation",
+    "backend": "NAME: the array library (numpy, jax, dask)",
     "set": "print full|short|rows|line, precision N|none",
     "help": "the commands",
     "quit": "leave",
@@ -71,11 +80,18 @@ COMMANDS = {
 class Repl:
     """One interactive session; ``interactive`` decides prompts, line editing, history and display."""
 
-    def __init__(self, stdin: IO[str], stdout: IO[str], stderr: IO[str], interactive: bool, prelude: bool = True):
+    def __init__(self, stdin: IO[str], stdout: IO[str], stderr: IO[str], interactive: bool, prelude: bool = True,
+                 backend: str = "numpy"):
         self.stdin, self.out, self.err = stdin, stdout, stderr
         self.interactive = interactive
         self.prelude = prelude
-        self.session = Session(run=RunConfig(stdin=stdin), prelude=prelude)
+        self.session = Session(run=RunConfig(stdin=stdin), prelude=prelude, backend=backend)
+        #: the session on every backend used (``:backend``)
+        self.backends = OnBackends(self.session)
+        #: the comment above each definition of the session (what ``:doc`` shows), and the last
+        #: input if it was only a comment (it documents a definition in the input after it)
+        self.comments: dict[str, str | None] = {}
+        self.comment: str | None = None
         #: how values print: for reading at a terminal, the command line's format otherwise
         self.display = Display() if interactive else EXACT
         #: the key `_` is bound under, and the keys of past values that definitions refer to
@@ -92,6 +108,9 @@ class Repl:
             "trace": self.cmd_trace,
             "load": self.cmd_load,
             "set": self.cmd_set,
+            "time": self.cmd_time,
+            "doc": self.cmd_doc,
+            "backend": self.cmd_backend,
             "help": lambda arg: emit(HELP, self.out),
         }
 
@@ -184,7 +203,11 @@ class Repl:
     def handle(self, text: str) -> None:
         """Run one complete input: a :command, or forms to check and evaluate."""
         stripped = text.strip()
-        if not stripped or stripped.startswith(";"):
+        comment, self.comment = self.comment, None
+        if all(line.lstrip().startswith(";") for line in stripped.splitlines()):  # (blank, or comments only)
+            if stripped:  # (comment lines piped one input each: kept together)
+                lines = [line.lstrip().lstrip(";").removeprefix(" ").rstrip() for line in stripped.splitlines()]
+                self.comment = "\n".join(([comment] if comment else []) + lines)
             return
         try:
             if stripped.startswith(":"):
@@ -195,8 +218,8 @@ class Repl:
                 else:
                     command(arg.strip())
                 return
-            for form in self.session.forms(text, "<repl>", self.input_line):
-                self.run_form(form)
+            for i, form in enumerate(self.session.forms(text, "<repl>", self.input_line)):
+                self.run_form(form, comment if i == 0 else None)
         except RemoraError as err:
             flush(self.out)
             self.fail(err.report())
@@ -211,7 +234,9 @@ class Repl:
                 traceback.print_exc(file=self.err)
             self.fail(f"remora: internal error: {type(exc).__name__}: {exc} (set REMORA_DEBUG=1 for details)")
 
-    def run_form(self, form: S.TopForm) -> None:
+    def run_form(self, form: S.TopForm, comment: str | None = None) -> None:
+        """Check and run one form; a definition is documented by the comment above it in its
+        input, or by ``comment`` (the input before it, if that was only a comment)."""
         snapshot = dict(self.session.checker.globals)
         try:
             typed = self.session.check_form(form)
@@ -221,7 +246,9 @@ class Repl:
             raise
         if isinstance(typed, TyExprForm):
             self._remember(typed, value)
-        elif self.interactive:
+            return
+        self.comments[typed.name] = leading_comment(typed.span) or comment
+        if self.interactive:
             emit(describe_form(typed), self.out)
 
     def run_checked(self, typed):
@@ -251,7 +278,8 @@ class Repl:
         previous = self.last_key
         self.last_key = self.session.bind("_", value, T.form_type(typed))
         if previous is not None and previous not in self.held:
-            self.session.engine.globals.pop(previous, None)
+            for session, _ in self.backends.sessions.values():
+                session.engine.globals.pop(previous, None)
 
     def _restore(self, snapshot: dict) -> None:
         """Forget definitions that were checked but never ran: the checker and engine stay in step."""
@@ -338,7 +366,49 @@ class Repl:
                 raise
             if isinstance(form, TyDefine):
                 ran[form.name] = T.Global(form.key, T.form_type(form))
+                self.comments[form.name] = leading_comment(form.span)
         self._restore(ran)
+
+    def cmd_time(self, arg: str) -> None:
+        """``:time EXPR``: the input run as usual (any forms), then how long checking and
+        running took, as IPython's ``%time`` says it."""
+        import time
+
+        start = time.perf_counter()
+        for form in self.session.forms(arg, "<repl>", self.input_line):
+            self.run_form(form)
+        emit(f"Wall time: {_duration(time.perf_counter() - start)}", self.out)
+
+    def cmd_doc(self, arg: str) -> None:
+        """``:doc NAME``: the type and documentation of a primitive, a definition or a keyword."""
+        from .docs import describe
+
+        name = arg.strip()
+        if not name:
+            self.fail("usage: :doc NAME")
+            return
+        text = describe(name, self.session.checker.globals, self.comments)
+        if text is None:
+            self.fail(f"`{name}` is not a primitive, a definition or a keyword")
+        else:
+            emit(text, self.out)
+
+    def cmd_backend(self, arg: str) -> None:
+        """``:backend NAME``: run from now on on another array library, with every definition
+        (:mod:`remora.interfaces.backend_switch`); alone, the one in use."""
+        name = arg.strip()
+        if not name:
+            emit(self.session.backend, self.out)
+            return
+        try:
+            session, left = self.backends.on(name)
+        except (ValueError, ImportError) as err:  # an unknown backend, or its extra is not installed
+            self.fail(f"remora: {err}")
+            return
+        self.session = session
+        if self.last_key is not None and self.last_key in left:
+            self.session.checker.globals.pop("_", None)  # (a function as `_`: not carried across)
+            self.last_key = None
 
     def _terminal(self):
         """The terminal's input (prompt_toolkit), with its history file."""
@@ -359,6 +429,14 @@ class Repl:
         return out
 
 
+def _duration(seconds: float) -> str:
+    """A duration as IPython's ``%time`` writes one: ``812 µs``, ``12.3 ms``, ``1.52 s``."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds * 1e9:.3g} ns"
+
+
 def _digits(text: str) -> bool:
     """Whether ``text`` is a precision: a number of digits from 0 to 17 (a Float has no more)."""
     return text.isascii() and text.isdigit() and int(text) <= 17
@@ -372,7 +450,7 @@ class InputTooLong(Exception):
         self.line, self.what = line, what
 
 
-def main(prelude: bool = True) -> int:
+def main(prelude: bool = True, backend: str = "numpy") -> int:
     if sys.stdin is None:  # (standard input closed: a session with no input)
         return 0
     if hasattr(sys.stdin, "reconfigure"):
@@ -382,4 +460,4 @@ def main(prelude: bool = True) -> int:
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     if interactive:
         emit("Remora — :help for commands, Ctrl-D to leave")
-    return Repl(sys.stdin, sys.stdout, sys.stderr, interactive, prelude).run()
+    return Repl(sys.stdin, sys.stdout, sys.stderr, interactive, prelude, backend).run()

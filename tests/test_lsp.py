@@ -229,3 +229,106 @@ def test_a_broken_message_costs_only_itself(client, tmp_path, broken):
     client.request("shutdown", None)
     client.notify("exit", None)
     assert client.proc.wait(timeout=TIMEOUT) == 0
+
+
+FEATURES = """\
+; add: the sum of two scalars
+(define (add (a [Int]) (b [Int])) (+ a b))
+(define v [1 2 3])
+(add (length v) 2)
+(+ 1 2.5)
+(tann 1.0)
+(define (scale (s [Float]) (xs [Float 3])) (* s xs))
+"""
+
+
+def _apply(text: str, edits: list[dict]) -> str:
+    """``text`` with the protocol's edits made (positions as the ASCII text has them)."""
+    lines = text.split("\n")
+    offset = lambda p: sum(len(line) + 1 for line in lines[: p["line"]]) + p["character"]  # noqa: E731
+    for e in sorted(edits, key=lambda e: offset(e["range"]["start"]), reverse=True):
+        text = text[: offset(e["range"]["start"])] + e["newText"] + text[offset(e["range"]["end"]):]
+    return text
+
+
+def test_completion_edits_the_whole_name_typed(client, tmp_path):
+    """Issue 27: without an edit range an editor completed `(int->f` as `(int->filter`: its own
+    word stops at `>`."""
+    uri = (tmp_path / "c.rem").as_uri()
+    _open(client, uri, "(define xs [1 2])\n(int->f\n")
+    items = {i["label"]: i for i in client.request("textDocument/completion", _at(uri, 1, 7))["items"]}
+    assert items["int->float"]["textEdit"] == {
+        "range": {"start": {"line": 1, "character": 1}, "end": {"line": 1, "character": 7}}, "newText": "int->float"}
+    client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                             "contentChanges": [{"text": "(define xs [1 2])\n(iota/\n"}]})
+    client.diagnostics(uri)
+    items = {i["label"]: i for i in client.request("textDocument/completion", _at(uri, 1, 6))["items"]}
+    assert items["iota/v"]["textEdit"]["range"]["start"] == {"line": 1, "character": 1}
+    assert items["xs"]["textEdit"]["newText"] == "xs"
+
+
+def test_signature_help_names_the_parameter_at_the_cursor(client, tmp_path):
+    uri = (tmp_path / "s.rem").as_uri()
+    _open(client, uri, FEATURES + "(add 1 \n(reduce + \n(sum \n")
+    help = client.request("textDocument/signatureHelp", _at(uri, 7, 7))
+    (sig,) = help["signatures"]
+    assert sig["label"] == "(add (a : (Arr Int (Shp))) (b : (Arr Int (Shp)))) → (Arr Int (Shp))"
+    assert help["activeParameter"] == 1
+    start, end = sig["parameters"][1]["label"]
+    assert sig["label"][start:end] == "(b : (Arr Int (Shp)))"
+    assert sig["documentation"]["value"] == "add: the sum of two scalars"
+    help = client.request("textDocument/signatureHelp", _at(uri, 8, 10))  # a primitive: its types and doc
+    assert help["signatures"][0]["label"].startswith("(reduce ") and help["activeParameter"] == 1
+    assert help["signatures"][0]["documentation"]["value"]
+    help = client.request("textDocument/signatureHelp", _at(uri, 9, 5))  # the prelude: names from its λ
+    assert help["signatures"][0]["label"].startswith("(sum (xs : (Arr t (Shp n)))) → ")
+    assert client.request("textDocument/signatureHelp", _at(uri, 2, 3)) is None  # (not in an application)
+
+
+def test_document_symbols_references_and_rename(client, tmp_path):
+    uri = (tmp_path / "r.rem").as_uri()
+    _open(client, uri, FEATURES)
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    assert [(s["name"], s["kind"]) for s in symbols] == [("add", 12), ("v", 13), ("scale", 12)]
+    assert symbols[1]["selectionRange"] == {"start": {"line": 2, "character": 8}, "end": {"line": 2, "character": 9}}
+    assert symbols[1]["detail"] == "(Arr Int (Shp 3))"
+
+    refs = client.request("textDocument/references", {**_at(uri, 3, 13), "context": {"includeDeclaration": True}})
+    assert [(r["range"]["start"]["line"], r["range"]["start"]["character"]) for r in refs] == [(2, 8), (3, 13)]
+    refs = client.request("textDocument/references", {**_at(uri, 1, 39), "context": {"includeDeclaration": False}})
+    assert [(r["range"]["start"]["line"], r["range"]["start"]["character"]) for r in refs] == [(1, 39)]  # b in (+ a b)
+
+    assert client.request("textDocument/prepareRename", _at(uri, 1, 35)) is None  # `+`: not this document's
+    rng = client.request("textDocument/prepareRename", _at(uri, 3, 2))
+    assert rng == {"start": {"line": 3, "character": 1}, "end": {"line": 3, "character": 4}}
+    edit = client.request("textDocument/rename", {**_at(uri, 3, 2), "newName": "plus"})
+    renamed = _apply(FEATURES, edit["changes"][uri])
+    assert "(define (plus (a [Int])" in renamed and "(plus (length v) 2)" in renamed and "add" not in renamed.split("\n", 1)[1]
+
+    for position, name, why in [(_at(uri, 1, 39), "a", "`a` is used where `b` is visible"),  # b → a: (+ a a)
+                                (_at(uri, 2, 8), "add", "used where"),  # v → add
+                                (_at(uri, 2, 8), "(x", "not a name")]:
+        client.next_id += 1
+        client.send({"id": client.next_id, "method": "textDocument/rename", "params": {**position, "newName": name}})
+        reply = client.wait(lambda m: m.get("id") == client.next_id and "method" not in m)
+        assert why in reply["error"]["message"] and reply["error"]["code"] == -32803, reply
+
+
+def test_code_actions_apply_the_fixes_the_messages_suggest(client, tmp_path):
+    uri = (tmp_path / "a.rem").as_uri()
+    diags = _open(client, uri, FEATURES)
+    assert [d["range"]["start"]["line"] for d in diags] == [4, 5]
+    actions = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": diags[0]["range"], "context": {"diagnostics": [diags[0]]}})
+    assert [a["title"] for a in actions] == ["apply `int->float`", "write `1.0`"]
+    assert all(a["kind"] == "quickfix" and a["diagnostics"][0]["range"] == diags[0]["range"] for a in actions)
+    assert "(+ (int->float 1) 2.5)" in _apply(FEATURES, actions[0]["edit"]["changes"][uri])
+    fixed = _apply(FEATURES, actions[1]["edit"]["changes"][uri])
+    assert "(+ 1.0 2.5)" in fixed
+    (spell,) = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": diags[1]["range"], "context": {"diagnostics": [diags[1]]}})
+    fixed = _apply(fixed, spell["edit"]["changes"][uri])
+    assert spell["title"] == "write `tan`" and "(tan 1.0)" in fixed
+    client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                             "contentChanges": [{"text": fixed}]})
+    assert client.diagnostics(uri) == []  # both fixes applied: the document checks

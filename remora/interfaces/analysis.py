@@ -56,6 +56,8 @@ def analyse(session, text: str, name: str, *, contain_bugs: bool = False) -> Ite
             _analyse_form(session, form, contain_bugs)
             if form.error is not None:
                 failed |= _defined_name(node)
+        else:  # (skipped: not checked, but parsed if it parses, so its names are still known)
+            form.syntax = _parsed(node)
         yield form
     for err in reader_errors:
         yield Form(None, error=err)
@@ -81,6 +83,17 @@ def _analyse_form(session, form: Form, contain_bugs: bool) -> None:
         form.error = RemoraError(f"remora: internal error: {type(exc).__name__}: {exc}", form.node.span)
     session.checker.globals.clear()
     session.checker.globals.update(snapshot)
+
+
+def _parsed(node: SNode) -> S.TopForm | None:
+    from ..front.parse import parse_top
+    from .session import deep_recursion
+
+    try:
+        with deep_recursion(node.span):
+            return parse_top(node)
+    except RemoraError:
+        return None
 
 
 def read_forms(text: str, name: str) -> tuple[list[SNode], list[RemoraSyntaxError]]:

@@ -122,6 +122,10 @@ def test_initialize_advertises_the_features(tmp_path):
         result = c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
         caps = result["capabilities"]
         assert caps["hoverProvider"] and caps["definitionProvider"] and "completionProvider" in caps
+        assert caps["signatureHelpProvider"]["triggerCharacters"] == ["(", " "]
+        assert caps["documentSymbolProvider"] and caps["referencesProvider"]
+        assert caps["renameProvider"] == {"prepareProvider": True}
+        assert caps["codeActionProvider"]["codeActionKinds"] == ["quickfix"]
         assert result["serverInfo"]["name"] == "remora"
         c.request("shutdown", None)
         c.notify("exit", None)

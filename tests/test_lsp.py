@@ -119,7 +119,8 @@ def _at(uri: str, line: int, character: int) -> dict:
 def test_initialize_advertises_the_features(tmp_path):
     c = Client(ROOT)
     try:
-        result = c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        result = c.request("initialize", {"processId": None, "rootUri": None,
+                                          "capabilities": {"textDocument": {"rename": {"prepareSupport": True}}}})
         caps = result["capabilities"]
         assert caps["hoverProvider"] and caps["definitionProvider"] and "completionProvider" in caps
         assert caps["signatureHelpProvider"]["triggerCharacters"] == ["(", " "]

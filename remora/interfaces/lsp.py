@@ -229,7 +229,7 @@ def make_server() -> RemoraServer:
         lines = doc.text.split("\n")
         return next((lsp_range(lines, s) for s in occurrences[2] if contains(s, line, col)), None)
 
-    @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
+    @server.feature(lsp.TEXT_DOCUMENT_RENAME)
     def rename(ls: RemoraServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit:
         found = ls.at(params)
         if found is None:

@@ -91,8 +91,8 @@ class RemoraError(Exception):
         self.message = message
         self.span = span
         self.notes: list[str] = list(notes or [])
-        #: what the error concerns when it is about no source text (``<input x>``): reported in
-        #: place of the file name
+        #: what the error concerns when it is about no source text (``input x``): the report
+        #: names it in place of a place (``input x: error: …``)
         self.origin = origin
         #: the changes that would mend it, where its message suggests some (:class:`Fix`)
         self.fixes: list[Fix] = []
@@ -121,6 +121,8 @@ class RemoraError(Exception):
         return self
 
     def first_line(self) -> str:
+        if self.span is None and self.origin:  # (about no source text: named, not located at 0:0)
+            return f"{self.origin}: error: {self.message}"
         return f"{self.file}:{self.line}:{self.column}: error: {self.message}"
 
     def report(self) -> str:

@@ -116,7 +116,7 @@ def test_run_time_errors_and_bad_inputs(shell, capsys):
     assert not run(shell, "%%remora\n(+ f32 1.0)\n").success
     text = capsys.readouterr().out
     assert "<cell>:1:1: error:" in text
-    assert "<input f32>:0:0: error: input `f32` has dtype float32" in text and ".astype(numpy.float64)" in text
+    assert "input f32: error: input `f32` has dtype float32" in text and ".astype(numpy.float64)" in text
     assert "Traceback" not in text
 
 

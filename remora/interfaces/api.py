@@ -26,7 +26,7 @@ import math
 import threading
 from collections import OrderedDict
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -73,11 +73,11 @@ def as_remora_array(name: str, value: Any, what: str | None = None, xp: Backend 
     """``value`` as a Remora array, or a RemoraTypeError — never a silent conversion.
 
     ``what`` is how messages call the value (``input `x```, ``argument 2``); the error is
-    reported as concerning ``<name>`` since no source text is at fault.  A NumPy array (or
+    reported as concerning the input (``input x: error: …``) since no source text is at fault.  A NumPy array (or
     Python scalar) comes back as a NumPy array; an array of the library of the backend ``xp``
     (a JAX or Dask array) comes back as that backend's array, neither copied nor computed."""
     what = what or f"input `{name}`"
-    origin = f"<{what.replace('`', '')}>"
+    origin = what.replace("`", "")  # (``input x``, ``argument 2``: what the report names)
     own = xp.from_user(value) if xp is not None else None
     if own is not None:
         dtype = np.dtype(own.dtype)
@@ -111,7 +111,7 @@ def as_remora_array(name: str, value: Any, what: str | None = None, xp: Backend 
     )
 
 
-def _signature(arrays: list[Any]) -> tuple:
+def _signature(arrays: Sequence[Any]) -> tuple:
     return tuple((np.dtype(a.dtype).char, tuple(a.shape)) for a in arrays)
 
 
@@ -145,7 +145,44 @@ def _output(xp, value) -> Any:
 
 
 def check(source: str, **inputs: Any) -> Type:
-    """The type of the last top-level form of ``source`` (inputs, if given, are typed by dtype and shape)."""
+    """The type of the last top-level form of ``source``, without running anything.
+
+    Parameters
+    ----------
+    source : str
+        A Remora program: top-level forms, definitions and expressions.
+    **inputs : numpy.ndarray, or a Python or NumPy int, float or bool
+        Names bound before the program's first form, typed by their dtype and shape (their
+        values are not looked at): ``int64`` is ``Int``, ``float64`` ``Float``, ``bool`` ``Bool``.
+
+    Returns
+    -------
+    remora.statics.types.Type
+        Its ``str`` (and ``repr``) is the canonical type text ``remora check`` prints.
+
+    Raises
+    ------
+    RemoraSyntaxError, RemoraTypeError
+        The program does not read or does not check; the error is located in ``source``
+        (reported as ``<source>``) and ``str(err)`` is the report the command line prints.
+    RemoraTypeError
+        An input of a dtype Remora has no atom type for (the report names the input:
+        ``input x: error: …``).
+    TypeError
+        ``source`` is not a ``str``.
+
+    Examples
+    --------
+    >>> import numpy as np, remora
+    >>> remora.check("(+ [1 2 3] 1)")
+    (Arr Int (Shp 3))
+    >>> remora.check("(reduce + m)", m=np.ones((4, 2)))
+    (Arr Float (Shp 2))
+    >>> remora.check("(+ 1 2.5)")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+      ...
+    remora.errors.RemoraTypeError: <source>:1:6: error: argument 2 of `+` has atom type Float, but `+` expects Int here ...
+    """
     source = source_text(source, "remora.check")
     arrays = {k: as_remora_array(k, v) for k, v in inputs.items()}
     return _checked(source, tuple(sorted((k, a.dtype.char, a.shape) for k, a in arrays.items())))[1]
@@ -167,8 +204,61 @@ def _checked(source: str, signature: tuple):
 
 
 def evaluate(source: str, *, stdin: str = "", backend: str = backends.DEFAULT, **inputs: Any) -> Any:
-    """Run ``source`` with ``inputs`` bound as variables; the value of its last form, computed on
-    ``backend`` (contract §8)."""
+    """Run ``source`` with ``inputs`` bound as variables: the value of its last form.
+
+    The program is checked (once per source and input signature: dtypes and shapes) before
+    anything runs, and planned once per signature: evaluating the same program again on
+    inputs of the same dtypes and shapes replays the plan.
+
+    Parameters
+    ----------
+    source : str
+        A Remora program; its last form is an expression (or a definition) whose value is
+        returned.
+    stdin : str, optional
+        The text ``read-nums`` reads.
+    backend : str, optional
+        The array library that runs it: ``"numpy"`` (the default), ``"jax"`` (``pip install
+        'remora[jax]'``) or ``"dask"`` (``pip install 'remora[dask]'``).
+    **inputs : numpy.ndarray, a Python or NumPy int, float or bool, or an array of the backend's library
+        Bound before the program's first form, typed by dtype and shape (``int64``, ``float64``
+        or ``bool``; anything else is refused, naming it, never converted).
+
+    Returns
+    -------
+    numpy.ndarray
+        A fresh array the caller owns (0-d for a scalar); boxes come back as
+        :class:`remora.BoxValue` objects with ``.indices`` and ``.value``.  On the JAX backend a
+        ``jax.Array``, on Dask a ``dask.array.Array``.
+
+    Raises
+    ------
+    RemoraSyntaxError, RemoraTypeError
+        The program does not read or check, or its value holds functions (use
+        :func:`function` for those); located in ``source``, before anything runs.
+    RemoraRuntimeError
+        A run-time error (division by zero, an index out of range, a size limit), located.
+    RemoraTypeError
+        An input Remora cannot take (``input x: error: input `x` has dtype float32; …``).
+    TypeError, ValueError, ImportError
+        ``source`` or ``stdin`` is not a ``str``; an unknown backend; a backend whose extra is
+        not installed.
+
+    Examples
+    --------
+    >>> import numpy as np, remora
+    >>> remora.evaluate("(+ x 1)", x=np.arange(3))
+    array([1, 2, 3])
+    >>> remora.evaluate("(define (sq (v [Float])) (* v v)) (reduce + (sq xs))", xs=np.array([1.0, 2.0]))
+    array(5.)
+    >>> box = remora.evaluate("(iota/v n)", n=3)[()]
+    >>> box.indices, box.value
+    ((3,), array([0, 1, 2]))
+    >>> remora.evaluate("(/ 1 x)", x=0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+      ...
+    remora.errors.RemoraRuntimeError: <source>:1:1: error: ...division by zero...
+    """
     if type(source) is str and type(stdin) is str and type(backend) is str:
         call = _COMPILED_CALLS.get((source, stdin, backend), inputs.items())
         if call is not None:  # (these inputs' types, dtypes and shapes were checked before)
@@ -209,7 +299,8 @@ def _evaluate_on(backend: str, forms: list, last_type: Type, keys: tuple, arrays
         return value
 
     handed = {name: _engine_array(xp, a) for name, a in arrays.items()}
-    return through(_COMPILED_CALLS, *kept, xp, forms[-1], run, handed, _output)
+    key, given = kept
+    return through(_COMPILED_CALLS, key, given, xp, forms[-1], run, handed, _output)
 
 
 #: the compiled calls :func:`evaluate` keeps, by (source, stdin, backend)
@@ -220,6 +311,7 @@ class _Globals(dict):
     """A program's inputs by key, then the prelude's values (read, never copied, per run)."""
 
     __slots__ = ("prelude",)
+    prelude: dict
 
     def __missing__(self, key: str):
         return self.prelude[key]
@@ -263,7 +355,7 @@ class _Program:
         with self.xp.quiet():
             return PLANS.run(self, G, {}, lambda: self._trace(forms, G), lambda: self._dynamic(forms, inputs, stdin))
 
-    def _trace(self, forms: list, G: dict):
+    def _trace(self, forms: list, G: _Globals):
         def body(tracing, env):
             value = None
             for form in forms:
@@ -323,11 +415,31 @@ def _holds_functions(t: Type) -> bool:
 
 
 class Function:
-    """A Remora function as a Python callable.
+    """A Remora function as a Python callable (made by :func:`function`).
 
     Each call checks the arguments' dtypes and shapes against the function's type — an
     application, so extra leading axes become a frame the function is lifted over — and
-    runs it.  Each distinct argument signature is checked once.
+    runs it.  Each distinct argument signature is checked once (the most recent
+    :attr:`SIGNATURES` are kept).  Calls may come from several threads at once.
+
+    Attributes
+    ----------
+    type : remora.statics.types.Type
+        The function's type, as ``remora check`` prints it.
+    source : str
+        The source it was made from.
+    backend : str
+        The backend it runs on.
+
+    Examples
+    --------
+    >>> import numpy as np, remora
+    >>> scale = remora.function("(λ ((k [Float]) (v [Float 2])) (* k v))")
+    >>> scale.type
+    (Arr (-> ((Arr Float (Shp)) (Arr Float (Shp 2))) (Arr Float (Shp 2))) (Shp))
+    >>> scale(2.0, np.array([[1.0, 2.0], [3.0, 4.0]]))
+    array([[2., 4.],
+           [6., 8.]])
     """
 
     def __init__(self, source: str, backend: str = backends.DEFAULT):
@@ -362,12 +474,16 @@ class Function:
         return f"remora.function({self.source!r}{backend}) : {self.type}"
 
     def __call__(self, *args: Any) -> Any:
+        """The function applied to ``args`` (NumPy arrays, Python or NumPy scalars, or arrays
+        of the backend's library; one per parameter): a fresh array, as :func:`evaluate`
+        returns.  A ``RemoraTypeError`` for arguments whose types do not fit (located in the
+        function's source), a ``RemoraRuntimeError`` for an error while it runs."""
         xp = self._xp  # (NumPy arrays of a signature met before: nothing to convert, check or decide)
         if self._compiled_calls:
             call = self._compiled_calls.get(None, enumerate(args))
             if call is not None:  # (these arguments' types, dtypes and shapes were checked before)
                 return call(args)
-        arrays = args
+        arrays: Sequence[Any] = args
         entry = self._calls.get(key := tuple([(a.dtype, a.shape) if type(a) is np.ndarray else None
                                               for a in args])) if self._replays else None
         if entry is None:
@@ -411,7 +527,7 @@ class Function:
     #: recently used first: a Function called on ever new shapes does not grow without bound
     SIGNATURES = 256
 
-    def _signature(self, key: tuple, arrays: list) -> list:
+    def _signature(self, key: tuple, arrays: Sequence[Any]) -> list:
         """The entry of a new argument signature: checked once (one at a time), its frame axes
         computed once, the least recently used signature let go past :attr:`SIGNATURES`."""
         with self._checking:
@@ -423,7 +539,7 @@ class Function:
                     self._calls.popitem(last=False)
             return entry
 
-    def _application(self, arrays: list[np.ndarray]):
+    def _application(self, arrays: Sequence[Any]):
         """The erased application of this function to arguments of these types (checked once)."""
         names = _argument_names(len(arrays))
         span = self._span
@@ -450,7 +566,7 @@ def _dynamic(engine, app, env: dict):
         return engine.value(app, env)
 
 
-def _frame_axes(app: Any, arrays: list[Any]) -> list[int | None]:
+def _frame_axes(app: Any, arrays: Sequence[Any]) -> list[int | None]:
     """How many leading axes of each argument are frame axes (its rank beyond the parameter's
     cell), where the checked application says so."""
     cells = getattr(app, "cells", ())
@@ -471,8 +587,41 @@ _ARGUMENTS = tuple(_argument_names(256))
 
 
 def function(source: str, backend: str = backends.DEFAULT) -> Function:
-    """A callable for the Remora function ``source`` (its last form), run on ``backend``: see
-    :class:`Function`."""
+    """A Python callable for the Remora function ``source`` denotes (its last form).
+
+    Parameters
+    ----------
+    source : str
+        A Remora program whose last form is a function (a ``λ``, a name of one, a definition
+        of one, or a polymorphic one: its type and index arguments are inferred per call).
+    backend : str, optional
+        ``"numpy"`` (the default), ``"jax"`` or ``"dask"``, as for :func:`evaluate`.
+
+    Returns
+    -------
+    Function
+        Called with arrays, it applies the function to them exactly as a Remora application
+        would: extra leading axes are a frame the function is lifted over.  Each argument
+        signature (dtypes and shapes) is checked once, then replayed.
+
+    Raises
+    ------
+    RemoraSyntaxError, RemoraTypeError
+        ``source`` does not read or check (located in it, reported as ``<function>``).
+
+    Examples
+    --------
+    >>> import numpy as np, remora
+    >>> total = remora.function("(λ ((x [Float 3])) (sum x))")
+    >>> total(np.ones(3))
+    array(3.)
+    >>> total(np.ones((2, 3)))  # a frame of two cells: lifted
+    array([3., 3.])
+    >>> total(np.ones(2))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+      ...
+    remora.errors.RemoraTypeError: <function>:1:1: error: argument 1 of the function has shape (Shp 2), but ...
+    """
     return Function(source, backend)
 
 
@@ -483,12 +632,40 @@ def function(source: str, backend: str = backends.DEFAULT) -> Function:
 def register(name: str, signature: str, fn: Callable[..., Any], variables: str = "", doc: str = "") -> None:
     """Make the NumPy function ``fn`` the Remora primitive ``name`` of the given type.
 
-    ``signature`` is a function type as in the paper's Fig. 2 (``(-> ((Arr Float (Shp))) (Arr Float (Shp)))``),
-    ``variables`` the sorts of its variables (``"n:Dim s:Shape t:Atom"``); quantifiers are added as for
-    every primitive.  ``fn`` receives each argument as a stack of cells — shape ``(n,) + cell``, one
-    row per cell the application covers — and returns the stack of result cells, ``(n,) + result
-    cell`` (an array, or anything ``numpy.asarray`` makes one of): a NumPy ufunc, or a function
-    reducing over ``axis=-1``, does.  Both engines call it so; only ``n`` differs.
+    Parameters
+    ----------
+    name : str
+        One symbol a program can call (not a keyword, a number, or a name already taken by a
+        primitive or the prelude).
+    signature : str
+        A function type as in the paper's Fig. 2, e.g. ``(-> ((Arr Float (Shp))) (Arr Float
+        (Shp)))``; quantifiers are added as for every primitive.
+    fn : callable
+        Receives each argument as a stack of cells — shape ``(n,) + cell``, one row per cell
+        the application covers — and returns the stack of result cells, ``(n,) + result cell``
+        (an array, or anything ``numpy.asarray`` makes one of): a NumPy ufunc, or a function
+        reducing over ``axis=-1``, does.  Both engines call it so; only ``n`` differs.  Its
+        arguments are read-only.
+    variables : str, optional
+        The sorts of the signature's variables, ``"n:Dim s:Shape t:Atom"``.
+    doc : str, optional
+        Its documentation (what hover and ``:doc`` show).
+
+    Raises
+    ------
+    RemoraTypeError
+        The name is taken (``register: error: …``), or the signature is ill-kinded.
+    TypeError, ValueError
+        An argument of the wrong Python type, a name no program can call, malformed
+        ``variables``.
+
+    Examples
+    --------
+    >>> import numpy as np, remora
+    >>> remora.register("logistic", "(-> ((Arr Float (Shp))) (Arr Float (Shp)))",
+    ...                 lambda x: 1 / (1 + np.exp(-x)), doc="The logistic function.")
+    >>> remora.evaluate("(logistic [0.0 100.0])")
+    array([0.5, 1. ])
     """
     from .session import load_prelude
 
@@ -496,9 +673,9 @@ def register(name: str, signature: str, fn: Callable[..., Any], variables: str =
     sorts = _variable_sorts(variables)
     with _REGISTERING:  # the name is free and then taken in one step, whatever other threads do
         if name in PRIMITIVES:
-            raise RemoraTypeError(f"a primitive named `{name}` already exists", origin="<register>")
+            raise RemoraTypeError(f"a primitive named `{name}` already exists", origin="register")
         if name in load_prelude()[0]:
-            raise RemoraTypeError(f"`{name}` is defined by the prelude; choose another name", origin="<register>")
+            raise RemoraTypeError(f"`{name}` is defined by the prelude; choose another name", origin="register")
         _define(name, signature, fn, sorts, doc)
         _checked.cache_clear()
         _Program._seen.clear()

@@ -172,3 +172,19 @@ def test_several_programs_are_checked_where_eval_refused_them(capsys, tmp_path):
     assert run(capsys, "check", "empty/", cwd=tmp_path) == (2, "", "remora: no .rem files in empty/\n")
     code, _, err = run(capsys, "check", "--explicit", "a.rem", "b.rem", cwd=tmp_path)
     assert code == 2 and "--explicit prints one program" in err
+
+
+@pytest.mark.parametrize("argv", [["--trace", "--backend=jax"], ["--engine=reference", "--backend=dask"]])
+def test_trace_does_not_silently_ignore_the_backend(capsys, argv):
+    """Issue 27: `--trace --backend=jax` computed on NumPy without a word."""
+    code, out, err = run(capsys, "eval", *argv, "-e", "(+ 1 2)")
+    assert code == 2 and out == ""
+    assert "computes on NumPy only: it cannot run on --backend=" in err
+
+
+def test_backend_help_names_the_backends_and_their_extras(capsys):
+    code, out, err = run(capsys, "eval", "--help")
+    assert code == 0
+    text = " ".join(out.split())
+    assert "numpy (the default), jax (needs pip install 'remora[jax]') or dask (needs pip install 'remora[dask]')" in text
+    assert "contract" not in text

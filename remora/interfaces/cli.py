@@ -337,6 +337,13 @@ def _eval(text: str, name: str, args: argparse.Namespace) -> int:
     from .streams import report
 
     engine = "reference" if args.trace else args.engine
+    if engine == "reference" and args.backend != "numpy":
+        # (the reference engine steps through the paper's rules on NumPy: it would show, and
+        # compute, something other than what the backend asked for runs)
+        what = "--trace steps through" if args.trace else "--engine=reference is"
+        report(f"remora: {what} the paper's reference engine, which computes on NumPy only: it cannot run "
+               f"on --backend={args.backend} (leave out one of them)")
+        return EXIT_USAGE
     run = RunConfig(stdin=sys.stdin, trace=sys.stderr if args.trace else None)
     try:
         session = Session(engine=engine, run=run, prelude=args.prelude, backend=args.backend)

@@ -27,7 +27,7 @@ layout of 10⁶ atoms costs what the one-line format does (a join per row, never
 atom for base atoms).  NumPy's own ``array2string`` lays out the same way, but it cannot print
 Remora's atoms without a Python call per atom and builds wrapped rows in time quadratic in their
 length (14 s for a wrapped row of 10⁶ atoms, against a fraction of a second here:
-decisions.md D50), so the layout is this module's.
+decisions.md D52), so the layout is this module's.
 """
 
 from __future__ import annotations

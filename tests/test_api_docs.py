@@ -35,7 +35,8 @@ def test_the_examples_run(module):
 @pytest.mark.parametrize("name", ["check", "evaluate", "function", "register", "Function"])
 def test_every_entry_point_says_what_it_takes_returns_and_raises(name):
     doc = getattr(remora, name).__doc__
-    for part in ("Parameters" if name != "Function" else "Attributes", "Examples", ">>> "):
+    parts = ("Attributes",) if name == "Function" else ("Parameters", "Examples", ">>> ")
+    for part in parts:
         assert part in doc, f"remora.{name} has no {part}"
     if name != "Function":
         assert "Raises" in doc and ("Returns" in doc or name == "register")

@@ -22,28 +22,27 @@ and a registered NumPy function gets NumPy arrays whatever backend runs the prog
 from __future__ import annotations
 
 import io
-import math
 import threading
 from collections import OrderedDict
 from functools import lru_cache
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from .. import backends
 from ..backends.base import OBJECT, Backend
-from ..backends.numpy_backend import DTYPES, REP_OF_DTYPE, NumpyBackend
+from ..backends.numpy_backend import REP_OF_DTYPE, NumpyBackend
 from ..front import syntax as S
+from .api_register import ON_NEW_PRIMITIVE, register
+from .api_results import _output, _refuse_functions
 from .compiled_calls import CompiledCalls, through
 from .input_messages import conversion_hint as _conversion_hint, subclass_message as _subclass_message
 from .session import EVALUATION_RECURSION_LIMIT, Session, deep_recursion, engine_on, make_engine, prelude_values
 from ..erasure.erase import erase, erase_form
-from ..errors import RemoraError, RemoraTypeError, Source, Span
-from ..primitives.registry import PRIMITIVES, Primitive, define
+from ..errors import RemoraTypeError, Source, Span
 from ..dynamics.runtime import RunConfig
-from ..statics.primitive_types import primitive_type
 from ..statics.typed import TyDefine, form_type
-from ..statics.types import TArr, TForall, TFun, TPi, TSigma, Type, prune
+from ..statics.types import Type
 from ..dynamics.values import BoxValue, type_of_array
 from ..plans import PLANS, Miss, record
 
@@ -111,46 +110,6 @@ def as_remora_array(name: str, value: Any, what: str | None = None, xp: Backend 
     )
 
 
-def list_as_array(name: str, value: list | tuple) -> np.ndarray:
-    """A Python list (nested to any depth, rectangular) of bools, ints or floats as the array a
-    Remora bracket literal of the same atoms is: one atom type for all (no promotion: ``[1,
-    2.5]`` is refused, as ``[1 2.5]`` is), ``int64``, ``float64`` or ``bool``.  What the notebook
-    magic does with a list in the namespace; :func:`evaluate` itself asks for arrays."""
-    what, origin = f"input `{name}`", f"input {name}"
-    shape, atoms = _nested(value, what, origin)
-    kinds = {bool if isinstance(a, bool) else int if isinstance(a, int) else float for a in atoms}
-    if not atoms:
-        raise RemoraTypeError(f"{what} is an empty list, which has no atom type; pass a NumPy array of the "
-                              "dtype meant, e.g. numpy.zeros(0, numpy.int64)", origin=origin)
-    if len(kinds) > 1:
-        names = " and ".join(sorted({bool: "Bool", int: "Int", float: "Float"}[k] for k in kinds))
-        raise RemoraTypeError(f"{what} is a list mixing {names} atoms: Remora never converts implicitly; "
-                              "write every number alike (2.0 for 2) or pass a NumPy array", origin=origin)
-    (kind,) = kinds
-    if kind is int and not all(-(2**63) <= a < 2**63 for a in atoms):
-        raise RemoraTypeError(f"{what} holds an int that does not fit in a 64-bit Int", origin=origin)
-    dtype = {bool: np.bool_, int: np.int64, float: np.float64}[kind]
-    return np.array(atoms, dtype=dtype).reshape(shape)
-
-
-def _nested(value: Any, what: str, origin: str) -> tuple[tuple[int, ...], list]:
-    """The shape and the atoms (row-major) of nested lists; a RemoraTypeError for a ragged one
-    or an atom that is not a bool, int or float."""
-    if isinstance(value, (list, tuple)):
-        parts = [_nested(v, what, origin) for v in value]
-        shapes = {shape for shape, _ in parts}
-        if len(shapes) > 1:
-            raise RemoraTypeError(f"{what} is a ragged list: its items have the shapes "
-                                  f"{', '.join(map(str, sorted(shapes)))}; an array's items all have one shape",
-                                  origin=origin)
-        inner = shapes.pop() if shapes else ()
-        return (len(value), *inner), [a for _, atoms in parts for a in atoms]
-    if isinstance(value, (bool, int, float)):
-        return (), [value]
-    raise RemoraTypeError(f"{what} is a list holding a {type(value).__name__}; a list input holds bools, ints "
-                          "or floats", origin=origin)
-
-
 def _signature(arrays: Sequence[Any]) -> tuple:
     return tuple((np.dtype(a.dtype).char, tuple(a.shape)) for a in arrays)
 
@@ -162,22 +121,6 @@ def _engine_array(xp: Backend, array: Any, frame_axes: int | None = None) -> Any
     if not isinstance(array, np.ndarray):
         return array
     return xp.from_numpy(array) if frame_axes is None else xp.from_numpy(array, frame_axes=frame_axes)
-
-
-def _output(xp, value) -> Any:
-    """What the API returns for a result (``xp.to_user``): on NumPy a fresh, writeable array the
-    caller owns, boxes included: engine results may be views or broadcasts of inputs, of
-    definitions, of literal constants or of cached values, and boxes hold such arrays too.
-    Nothing the caller does to the result may reach any of those."""
-    if not (isinstance(value, np.ndarray) and value.dtype.hasobject):  # (the usual case, quickly)
-        return xp.to_user(value)
-    out = np.array(value, copy=True)
-    if out.dtype == object:
-        atoms = out.reshape(-1)  # a view: writing to it writes into ``out``
-        for i, atom in enumerate(atoms):
-            if isinstance(atom, BoxValue):
-                atoms[i] = BoxValue(atom.indices, _output(xp, atom.value))
-    return out
 
 
 # ---------------------------------------------------------------------------
@@ -192,8 +135,8 @@ def check(source: str, **inputs: Any) -> Type:
     source : str
         A Remora program: top-level forms, definitions and expressions.
     **inputs : numpy.ndarray, or a Python or NumPy int, float or bool
-        Names bound before the program's first form, typed by their dtype and shape (their
-        values are not looked at): ``int64`` is ``Int``, ``float64`` ``Float``, ``bool`` ``Bool``.
+        Bound before the first form, typed by dtype and shape (``int64`` is ``Int``,
+        ``float64`` ``Float``, ``bool`` ``Bool``); their values are not looked at.
 
     Returns
     -------
@@ -203,11 +146,9 @@ def check(source: str, **inputs: Any) -> Type:
     Raises
     ------
     RemoraSyntaxError, RemoraTypeError
-        The program does not read or does not check; the error is located in ``source``
-        (reported as ``<source>``) and ``str(err)`` is the report the command line prints.
-    RemoraTypeError
-        An input of a dtype Remora has no atom type for (the report names the input:
-        ``input x: error: …``).
+        The program does not read or check (located in ``source``, reported as ``<source>``;
+        ``str(err)`` is the command line's report), or an input has a dtype Remora has no
+        atom type for (``input x: error: …``).
     TypeError
         ``source`` is not a ``str``.
 
@@ -246,51 +187,43 @@ def _checked(source: str, signature: tuple):
 def evaluate(source: str, *, stdin: str = "", backend: str = backends.DEFAULT, **inputs: Any) -> Any:
     """Run ``source`` with ``inputs`` bound as variables: the value of its last form.
 
-    The program is checked (once per source and input signature: dtypes and shapes) before
-    anything runs, and planned once per signature: evaluating the same program again on
-    inputs of the same dtypes and shapes replays the plan.
+    Checked (once per source and input signature: dtypes and shapes) before anything runs,
+    and planned once per signature, so running it again on such inputs replays the plan.
 
     Parameters
     ----------
     source : str
-        A Remora program; its last form is an expression (or a definition) whose value is
-        returned.
+        A Remora program; the value of its last form is returned.
     stdin : str, optional
         The text ``read-nums`` reads.
     backend : str, optional
-        The array library that runs it: ``"numpy"`` (the default), ``"jax"`` (``pip install
-        'remora[jax]'``) or ``"dask"`` (``pip install 'remora[dask]'``).
-    **inputs : numpy.ndarray, a Python or NumPy int, float or bool, or an array of the backend's library
-        Bound before the program's first form, typed by dtype and shape (``int64``, ``float64``
-        or ``bool``; anything else is refused, naming it, never converted).
+        ``"numpy"`` (the default), ``"jax"`` (``pip install 'remora[jax]'``) or ``"dask"``.
+    **inputs : numpy.ndarray, a Python or NumPy int, float or bool, or the backend's array
+        Bound before the first form, typed by dtype and shape (``int64``, ``float64`` or
+        ``bool``; anything else is refused, naming it, never converted).
 
     Returns
     -------
     numpy.ndarray
-        A fresh array the caller owns (0-d for a scalar); boxes come back as
-        :class:`remora.BoxValue` objects with ``.indices`` and ``.value``.  On the JAX backend a
-        ``jax.Array``, on Dask a ``dask.array.Array``.
+        A fresh array the caller owns (0-d for a scalar; boxes as :class:`remora.BoxValue`
+        with ``.indices`` and ``.value``); a ``jax.Array`` on JAX, a Dask array on Dask.
 
     Raises
     ------
     RemoraSyntaxError, RemoraTypeError
-        The program does not read or check, or its value holds functions (use
-        :func:`function` for those); located in ``source``, before anything runs.
+        The program does not read or check, or its value holds functions (see
+        :func:`function`): located in ``source``, before anything runs.  Or an input Remora
+        cannot take (``input x: error: input `x` has dtype float32; …``).
     RemoraRuntimeError
         A run-time error (division by zero, an index out of range, a size limit), located.
-    RemoraTypeError
-        An input Remora cannot take (``input x: error: input `x` has dtype float32; …``).
     TypeError, ValueError, ImportError
-        ``source`` or ``stdin`` is not a ``str``; an unknown backend; a backend whose extra is
-        not installed.
+        ``source`` or ``stdin`` is not a ``str``; an unknown backend; one not installed.
 
     Examples
     --------
     >>> import numpy as np, remora
     >>> remora.evaluate("(+ x 1)", x=np.arange(3))
     array([1, 2, 3])
-    >>> remora.evaluate("(define (sq (v [Float])) (* v v)) (reduce + (sq xs))", xs=np.array([1.0, 2.0]))
-    array(5.)
     >>> box = remora.evaluate("(iota/v n)", n=3)[()]
     >>> box.indices, box.value
     ((3,), array([0, 1, 2]))
@@ -426,30 +359,6 @@ def _backend(name: Any, caller: str) -> Backend:
     return backends.get(name)
 
 
-def _refuse_functions(t: Type, span: Span, what: str, hint: str) -> None:
-    """A result is returned to Python as an array: one holding functions is refused, located."""
-    t = prune(t)
-    atom = prune(t.atom) if isinstance(t, TArr) else t
-    if isinstance(atom, (TFun, TForall, TPi)):
-        shape = t.shape.dims() if isinstance(t, TArr) else None
-        kind = "a function" if shape == () else "an array of functions"
-        raise RemoraTypeError(f"{what} is {kind}, of type {t}: only arrays can be returned to Python; {hint}", span)
-    if _holds_functions(atom):
-        raise RemoraTypeError(
-            f"{what} has type {t}, with functions inside its boxes: only arrays of Int, Float or Bool "
-            "(and boxes of them) can be returned to Python", span
-        )
-
-
-def _holds_functions(t: Type) -> bool:
-    t = prune(t)
-    if isinstance(t, TArr):
-        return _holds_functions(t.atom)
-    if isinstance(t, TSigma):
-        return _holds_functions(t.body)
-    return isinstance(t, (TFun, TForall, TPi))
-
-
 # ---------------------------------------------------------------------------
 # function
 
@@ -471,15 +380,7 @@ class Function:
     backend : str
         The backend it runs on.
 
-    Examples
-    --------
-    >>> import numpy as np, remora
-    >>> scale = remora.function("(λ ((k [Float]) (v [Float 2])) (* k v))")
-    >>> scale.type
-    (Arr (-> ((Arr Float (Shp)) (Arr Float (Shp 2))) (Arr Float (Shp 2))) (Shp))
-    >>> scale(2.0, np.array([[1.0, 2.0], [3.0, 4.0]]))
-    array([[2., 4.],
-           [6., 8.]])
+    See :func:`function` for examples.
     """
 
     def __init__(self, source: str, backend: str = backends.DEFAULT):
@@ -666,152 +567,14 @@ def function(source: str, backend: str = backends.DEFAULT) -> Function:
 
 
 # ---------------------------------------------------------------------------
-# register
+# register (:mod:`.api_register`): what it checked and compiled, the API forgets
 
 
-def register(name: str, signature: str, fn: Callable[..., Any], variables: str = "", doc: str = "") -> None:
-    """Make the NumPy function ``fn`` the Remora primitive ``name`` of the given type.
-
-    Parameters
-    ----------
-    name : str
-        One symbol a program can call (not a keyword, a number, or a name already taken by a
-        primitive or the prelude).
-    signature : str
-        A function type as in the paper's Fig. 2, e.g. ``(-> ((Arr Float (Shp))) (Arr Float
-        (Shp)))``; quantifiers are added as for every primitive.
-    fn : callable
-        Receives each argument as a stack of cells — shape ``(n,) + cell``, one row per cell
-        the application covers — and returns the stack of result cells, ``(n,) + result cell``
-        (an array, or anything ``numpy.asarray`` makes one of): a NumPy ufunc, or a function
-        reducing over ``axis=-1``, does.  Both engines call it so; only ``n`` differs.  Its
-        arguments are read-only.
-    variables : str, optional
-        The sorts of the signature's variables, ``"n:Dim s:Shape t:Atom"``.
-    doc : str, optional
-        Its documentation (what hover and ``:doc`` show).
-
-    Raises
-    ------
-    RemoraTypeError
-        The name is taken (``register: error: …``), or the signature is ill-kinded.
-    TypeError, ValueError
-        An argument of the wrong Python type, a name no program can call, malformed
-        ``variables``.
-
-    Examples
-    --------
-    >>> import numpy as np, remora
-    >>> remora.register("logistic", "(-> ((Arr Float (Shp))) (Arr Float (Shp)))",
-    ...                 lambda x: 1 / (1 + np.exp(-x)), doc="The logistic function.")
-    >>> remora.evaluate("(logistic [0.0 100.0])")
-    array([0.5, 1. ])
-    """
-    from .session import load_prelude
-
-    _check_register_arguments(name, signature, fn, doc)
-    sorts = _variable_sorts(variables)
-    with _REGISTERING:  # the name is free and then taken in one step, whatever other threads do
-        if name in PRIMITIVES:
-            raise RemoraTypeError(f"a primitive named `{name}` already exists", origin="register")
-        if name in load_prelude()[0]:
-            raise RemoraTypeError(f"`{name}` is defined by the prelude; choose another name", origin="register")
-        _define(name, signature, fn, sorts, doc)
-        _checked.cache_clear()
-        _Program._seen.clear()
-        _COMPILED_CALLS.clear()
+def _forget_checked_programs() -> None:
+    """What was checked and compiled before a new primitive may mean something else now."""
+    _checked.cache_clear()
+    _Program._seen.clear()
+    _COMPILED_CALLS.clear()
 
 
-_REGISTERING = threading.Lock()
-_SORTS = ("Dim", "Shape", "Atom", "Array")
-
-
-def _check_register_arguments(name: Any, signature: Any, fn: Any, doc: Any) -> None:
-    """Wrong Python arguments are TypeErrors and ValueErrors that say what to pass."""
-    for what, value in (("name", name), ("signature", signature), ("doc", doc)):
-        if not isinstance(value, str):
-            raise TypeError(f"remora.register: the {what} must be a str, not {type(value).__name__}")
-    if not callable(fn):
-        raise TypeError(f"remora.register: fn must be callable (a NumPy function), not {type(fn).__name__}")
-    if not is_remora_name(name):
-        raise ValueError(
-            f"remora.register: {name!r} is not a name a Remora program can call: a primitive's name is one "
-            "symbol — no spaces, brackets, quotes or `;`, not a number, not a keyword such as `define`"
-        )
-
-
-def _variable_sorts(variables: Any) -> dict[str, str]:
-    """``"n:Dim s:Shape t:Atom"`` as a dictionary, or a ValueError that shows the expected form."""
-    if not isinstance(variables, str):
-        raise TypeError(f"remora.register: variables must be a str such as \"n:Dim t:Atom\", not {type(variables).__name__}")
-    sorts: dict[str, str] = {}
-    for item in variables.split():
-        var, colon, sort = item.partition(":")
-        if not colon or sort not in _SORTS or not is_remora_name(var):
-            raise ValueError(
-                f"remora.register: variables must be \"name:Sort ...\" with each Sort one of {', '.join(_SORTS)} "
-                f"(e.g. \"n:Dim s:Shape t:Atom\"); {item!r} is not"
-            )
-        if var in sorts:
-            raise ValueError(f"remora.register: the variable `{var}` is declared twice in {variables!r}")
-        sorts[var] = sort
-    return sorts
-
-
-def is_remora_name(name: str) -> bool:
-    """Whether ``name`` reads as one Remora symbol that an expression can refer to."""
-    from ..front.parse import RESERVED, parse_expr
-    from ..front.reader import SAtom, read
-
-    try:
-        nodes = read(name, "<name>")
-    except RemoraError:
-        return False
-    if len(nodes) != 1 or not isinstance(nodes[0], SAtom) or nodes[0].value != name or name in RESERVED:
-        return False
-    try:
-        return isinstance(parse_expr(nodes[0]), S.Ref)
-    except RemoraError:
-        return False
-
-
-def _define(name: str, signature: str, fn: Callable[..., Any], sorts: dict[str, str], doc: str) -> None:
-    """Add ``fn`` to the table of primitives as ``name`` (its signature kind-checked first)."""
-
-    def impl(ctx, *args):
-        frame = tuple(ctx.frame)
-        n = math.prod(frame)
-        stacks = [_read_only(a.reshape((n,) + a.shape[len(frame):])) for a in map(ctx.xp.to_numpy, args)]
-        dtype = DTYPES[ctx.result_rep]
-        try:
-            out = _result_array(fn(*stacks), dtype)
-        except Exception as exc:  # the user's function failed: a located run-time error
-            ctx.error(f"registered primitive `{name}` raised {type(exc).__name__}: {exc}")
-        expected = (n,) + tuple(ctx.result_cell)
-        if out.shape != expected:
-            ctx.error(f"registered primitive `{name}` returned an array of shape {out.shape} for a stack of {n} "
-                      f"cell{'s' if n != 1 else ''}; its type says {expected} (one result cell per row)")
-        if ctx.result_rep != OBJECT and out.dtype != dtype:
-            ctx.error(f"registered primitive `{name}` returned {out.dtype} atoms; its type says {dtype}")
-        return ctx.xp.from_numpy(out.reshape(frame + tuple(ctx.result_cell)))
-
-    prim = Primitive(name, signature, sorts, doc or f"Registered from Python: {fn!r}.", impl, builtin=False)
-    primitive_type(prim)  # kind-check the signature now, not at first use
-    define(prim)
-
-
-def _read_only(a: np.ndarray) -> np.ndarray:
-    """A view the registered function cannot write through: arguments may be the program's own
-    arrays (definitions, constants), which nothing outside the program may change."""
-    view = a.view()
-    view.flags.writeable = False
-    return view
-
-
-def _result_array(out: Any, dtype: np.dtype) -> np.ndarray:
-    """What a registered function returned, as an array.  A list without atoms says nothing
-    about their type (``numpy.asarray([])`` is float64): it takes the declared one."""
-    array = np.asarray(out)
-    if array.size == 0 and not isinstance(out, (np.ndarray, np.generic)) and dtype != object:
-        array = array.astype(dtype)
-    return array
+ON_NEW_PRIMITIVE.append(_forget_checked_programs)

@@ -11,9 +11,15 @@ language server's hover and signature help).
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
 from typing import Mapping
 
 from ..errors import Span
+from ..front import syntax as S
+from ..front.reader import read
+from .analysis import defined_name
+from .signatures import parameter_names
 
 #: the forms each keyword starts, as contract §1 writes them
 KEYWORD_FORMS = {
@@ -38,7 +44,6 @@ def describe(name: str, definitions: Mapping[str, object], comments: Mapping[str
     prelude's and the program's), ``comments`` the comments above the program's own definitions
     (:func:`leading_comment`); the prelude's are read from its files."""
     from ..primitives import PRIMITIVES
-    from .document import prelude_definitions, primitive_type
 
     found = definitions.get(name)
     if found is not None and not name.startswith("%"):
@@ -65,3 +70,45 @@ def leading_comment(span: Span) -> str | None:
         found.append(lines[i].lstrip().lstrip(";").removeprefix(" ").rstrip())
         i -= 1
     return "\n".join(reversed(found)) or None
+
+
+def primitive_type(name: str) -> str:
+    """A primitive's type as an expression has it (``check`` prints it so), an overloaded atom
+    type shown as ``x`` (Int or Float, or any atom type for ``select``)."""
+    from ..primitives import PRIMITIVES
+    from ..statics.indices import SCALAR
+    from ..statics.primitive_types import primitive_type as type_of
+    from ..statics.types import TArr
+
+    return str(TArr(type_of(PRIMITIVES[name]), SCALAR))
+
+
+@functools.lru_cache(maxsize=1)
+def prelude_definitions() -> dict[str, Span]:
+    """Where the prelude defines each of its names (the files as installed)."""
+    from .session import prelude_files
+
+    out: dict[str, Span] = {}
+    for path in prelude_files():
+        for node in read(path.read_text(encoding="utf-8"), str(Path(path).resolve()), library=True):
+            target = defined_name(node)
+            if target is not None:
+                out[str(target.value)] = target.span
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def prelude_parameters() -> dict[str, list[str]]:
+    """The parameter names of the prelude's functions (by the λ each definition is)."""
+    from ..front.parse import parse_top
+    from .session import prelude_files
+
+    out: dict[str, list[str]] = {}
+    for path in prelude_files():
+        for node in read(path.read_text(encoding="utf-8"), str(Path(path).resolve()), library=True):
+            if defined_name(node) is not None:
+                form = parse_top(node)
+                names = parameter_names(form.value) if isinstance(form, S.Define) else None
+                if names is not None:
+                    out[form.name] = names
+    return out

@@ -14,17 +14,15 @@ typing) is reported, and the forms around it are still analysed.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..front import syntax as S
 from ..statics import typed as T
 from ..errors import Fix, RemoraError, Span
-from ..front.reader import read
 from . import scopes as sc
-from .analysis import Form, analyse, defined_name
+from .analysis import Form, analyse
+from .docs import prelude_definitions, prelude_parameters, primitive_type
 from .signatures import Signature, call_at, parameter_names, signature
 from .typed_index import contains, innermost, node_with_span
 
@@ -202,7 +200,7 @@ class Document:
         """The places to write ``new`` to rename the name under the position: a RemoraError
         (saying why) when it cannot be — a name the document does not bind, a name that is not
         a name, or one whose new uses would mean something else."""
-        from .api import is_remora_name
+        from .api_register import is_remora_name
 
         found = self.occurrences(line, col)
         if found is None or found[0] is None:
@@ -278,48 +276,6 @@ def _primitive_hover(name: str, used: str) -> str:
     if general != used:
         text += "\n\n" + _code(general)
     return text + "\n\n" + prim.doc.strip()
-
-
-def primitive_type(name: str) -> str:
-    """A primitive's type as an expression has it (``check`` prints it so), an overloaded atom
-    type shown as ``x`` (Int or Float, or any atom type for ``select``)."""
-    from ..primitives import PRIMITIVES
-    from ..statics.indices import SCALAR
-    from ..statics.primitive_types import primitive_type as type_of
-    from ..statics.types import TArr
-
-    return str(TArr(type_of(PRIMITIVES[name]), SCALAR))
-
-
-@functools.lru_cache(maxsize=1)
-def prelude_definitions() -> dict[str, Span]:
-    """Where the prelude defines each of its names (the files as installed)."""
-    from .session import prelude_files
-
-    out: dict[str, Span] = {}
-    for path in prelude_files():
-        for node in read(path.read_text(encoding="utf-8"), str(Path(path).resolve()), library=True):
-            target = defined_name(node)
-            if target is not None:
-                out[str(target.value)] = target.span
-    return out
-
-
-@functools.lru_cache(maxsize=1)
-def prelude_parameters() -> dict[str, list[str]]:
-    """The parameter names of the prelude's functions (by the λ each definition is)."""
-    from ..front.parse import parse_top
-    from .session import prelude_files
-
-    out: dict[str, list[str]] = {}
-    for path in prelude_files():
-        for node in read(path.read_text(encoding="utf-8"), str(Path(path).resolve()), library=True):
-            if defined_name(node) is not None:
-                form = parse_top(node)
-                names = parameter_names(form.value) if isinstance(form, S.Define) else None
-                if names is not None:
-                    out[form.name] = names
-    return out
 
 
 __all__ = ["Document", "Completion", "KEYWORDS", "prelude_definitions", "primitive_type"]

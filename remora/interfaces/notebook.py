@@ -173,7 +173,7 @@ class CellRunner:
         literal of its atoms would be).  The names the language binds — primitives, the
         prelude's functions — are not free: a Python ``count = 10`` leaves ``(count bs)`` the
         prelude's."""
-        from .api import as_remora_array, list_as_array
+        from .api import as_remora_array
         from .session import load_prelude
         from ..primitives import PRIMITIVES
         from .scopes import resolve
@@ -196,6 +196,47 @@ class CellRunner:
 
 
 _MISSING = object()
+
+
+def list_as_array(name: str, value: list | tuple) -> np.ndarray:
+    """A Python list (nested to any depth, rectangular) of bools, ints or floats as the array a
+    Remora bracket literal of the same atoms is: one atom type for all (no promotion: ``[1,
+    2.5]`` is refused, as ``[1 2.5]`` is), ``int64``, ``float64`` or ``bool``.  What the notebook
+    magic does with a list in the namespace (decisions.md D55); ``remora.evaluate`` asks for
+    arrays."""
+    what, origin = f"input `{name}`", f"input {name}"
+    shape, atoms = _nested(value, what, origin)
+    kinds = {bool if isinstance(a, bool) else int if isinstance(a, int) else float for a in atoms}
+    if not atoms:
+        raise RemoraTypeError(f"{what} is an empty list, which has no atom type; pass a NumPy array of the "
+                              "dtype meant, e.g. numpy.zeros(0, numpy.int64)", origin=origin)
+    if len(kinds) > 1:
+        names = " and ".join(sorted({bool: "Bool", int: "Int", float: "Float"}[k] for k in kinds))
+        raise RemoraTypeError(f"{what} is a list mixing {names} atoms: Remora never converts implicitly; "
+                              "write every number alike (2.0 for 2) or pass a NumPy array", origin=origin)
+    (kind,) = kinds
+    if kind is int and not all(-(2**63) <= a < 2**63 for a in atoms):
+        raise RemoraTypeError(f"{what} holds an int that does not fit in a 64-bit Int", origin=origin)
+    dtype = {bool: np.bool_, int: np.int64, float: np.float64}[kind]
+    return np.array(atoms, dtype=dtype).reshape(shape)
+
+
+def _nested(value: Any, what: str, origin: str) -> tuple[tuple[int, ...], list]:
+    """The shape and the atoms (row-major) of nested lists; a RemoraTypeError for a ragged one
+    or an atom that is not a bool, int or float."""
+    if isinstance(value, (list, tuple)):
+        parts = [_nested(v, what, origin) for v in value]
+        shapes = {shape for shape, _ in parts}
+        if len(shapes) > 1:
+            raise RemoraTypeError(f"{what} is a ragged list: its items have the shapes "
+                                  f"{', '.join(map(str, sorted(shapes)))}; an array's items all have one shape",
+                                  origin=origin)
+        inner = shapes.pop() if shapes else ()
+        return (len(value), *inner), [a for _, atoms in parts for a in atoms]
+    if isinstance(value, (bool, int, float)):
+        return (), [value]
+    raise RemoraTypeError(f"{what} is a list holding a {type(value).__name__}; a list input holds bools, ints "
+                          "or floats", origin=origin)
 
 
 def _array_library(value: Any) -> str | None:
@@ -234,7 +275,7 @@ def _cell_options(line: str) -> argparse.Namespace:
 def _result(value: Any, typed, what: str, hint: str) -> np.ndarray:
     """The value as the API returns it: a fresh array (functions refused, located)."""
     from .. import backends
-    from .api import _output, _refuse_functions
+    from .api_results import _output, _refuse_functions
     from ..statics.typed import form_type
 
     _refuse_functions(form_type(typed[-1]), typed[-1].span, what, hint)

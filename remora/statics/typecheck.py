@@ -251,8 +251,9 @@ class Checker:
                 arg.span,
             )
         if not unify(arg_type.atom, param.atom):
-            err = RemoraTypeError(_atom_mismatch(i, arg, arg_type.atom, param.atom, name, e, args, fun), arg.span)
-            raise err.fixed_by(*_atom_fixes(i, arg_type.atom, param.atom, e, args, fun))
+            fixes: list[Fix] = []  # (what the message suggests, as edits)
+            err = RemoraTypeError(_atom_mismatch(i, arg, arg_type.atom, param.atom, name, e, args, fun, fixes), arg.span)
+            raise err.fixed_by(*fixes)
         return FramePart(f"argument {i}", frame, arg.span, arg_type.shape, param.shape)
 
     def t_tapp(self, e: S.TApp, env: Env) -> T.TyExpr:  # T-TAPP
@@ -521,7 +522,7 @@ def _describe_fn(fn: S.Expr) -> str:
     return "the function"
 
 
-def _atom_mismatch(i, arg, arg_atom, param_atom, name, e, args, fun) -> str:
+def _atom_mismatch(i, arg, arg_atom, param_atom, name, e, args, fun, fixes: list) -> str:
     overloaded = isinstance(param_atom, AtomMeta)  # before pruning: was it an overloaded unknown?
     arg_atom, param_atom = prune(arg_atom), prune(param_atom)
     if isinstance(param_atom, AtomMeta):
@@ -542,7 +543,7 @@ def _atom_mismatch(i, arg, arg_atom, param_atom, name, e, args, fun) -> str:
         source = _setter(i, args, fun, param_atom) if overloaded else None
         if source:
             msg += f" (fixed by argument {source})"
-        msg += "; Remora never converts implicitly: " + _promotion_hint(e, args, i, source, arg_atom)
+        msg += "; Remora never converts implicitly: " + _promotion_hint(e, args, i, source, arg_atom, fixes)
     return msg
 
 
@@ -566,41 +567,18 @@ def _setter(i: int, args, fun: TFun, atom: Type) -> int | None:
     return None
 
 
-def _promotion_hint(e: S.App, args, i: int, source: int | None, arg_atom: Type) -> str:
-    int_arg = _int_side(e, i, source, arg_atom)
-    if int_arg is None:  # a Float where only an Int will do
-        return "use floor, ceiling, round or truncate to make an Int"
-    literal = _int_literal(int_arg)
-    if literal is not None:
-        return f"use int->float, or write {literal}.0"
-    return "use int->float on the Int side (or floor/round/truncate on the Float side)"
-
-
-def _int_side(e: S.App, i: int, source: int | None, arg_atom: Type) -> S.Expr | None:
-    """The argument on the Int side of an Int/Float mismatch at argument ``i`` (None when a Float
-    is given where only an Int will do)."""
+def _promotion_hint(e: S.App, args, i: int, source: int | None, arg_atom: Type, fixes: list) -> str:
+    """What to write instead, in words and (into ``fixes``) as edits."""
     float_given = isinstance(arg_atom, TBase) and arg_atom.name == "Float"
-    if float_given and not source:
-        return None
-    return e.args[source - 1] if (source and float_given) else e.args[i - 1]
-
-
-def _atom_fixes(i, arg_atom, param_atom, e, args, fun) -> list[Fix]:
-    """The fixes an Int/Float mismatch message suggests: ``int->float`` on the Int side, and a
-    literal written as a Float (``2.0`` for ``2``)."""
-    overloaded = isinstance(param_atom, AtomMeta)
-    arg_atom, param_atom = prune(arg_atom), prune(param_atom)
-    if {show_type(arg_atom), show_type(param_atom)} != {"Int", "Float"} or not isinstance(param_atom, TBase):
-        return []
-    source = _setter(i, args, fun, param_atom) if overloaded else None
-    int_arg = _int_side(e, i, source, arg_atom)
-    if int_arg is None:
-        return []
+    if float_given and not source:  # a Float where only an Int will do
+        return "use floor, ceiling, round or truncate to make an Int"
+    int_arg = e.args[source - 1] if (source and float_given) else e.args[i - 1]
     literal = _int_literal(int_arg)
-    fixes = [wrap_in(int_arg.span, "int->float")]
+    fixes.append(wrap_in(int_arg.span, "int->float"))
     if literal is not None:
         fixes.append(replace_with(int_arg.span, f"{literal}.0"))
-    return fixes
+        return f"use int->float, or write {literal}.0"
+    return "use int->float on the Int side (or floor/round/truncate on the Float side)"
 
 
 def _int_literal(e: S.Expr) -> int | None:

@@ -16,6 +16,7 @@ import sys
 import termios
 
 import numpy as np
+import pytest
 import remora
 from conftest import subprocess_env
 
@@ -150,3 +151,21 @@ def test_displays_for_streams():
     assert for_stream(_Terminal(), full=True).limit is None
     a = np.arange(12).reshape(3, 4)
     assert show(a, _type(a), EXACT) == "[[0 1 2 3] [4 5 6 7] [8 9 10 11]]"
+
+
+@pytest.mark.parametrize("width", [5, 12, 30, 41, 80])
+def test_a_wrapped_row_is_greedy_and_never_passes_the_width(width):
+    """Both ways of wrapping (atoms of one width, counted; of several widths, one at a time)
+    put on each line as many atoms as fit."""
+    from remora.interfaces.layout import _wrapped
+
+    for items in (["%3d" % i for i in range(40)], [str(i) for i in range(40)]):
+        lines = _wrapped(items, 2, width).split("\n")
+        assert " ".join(_wrapped(items, 2, width).split()) == " ".join(i.strip() for i in items)
+        used = 0
+        for i, line in enumerate(lines):
+            count = len(line.split())
+            assert 2 * (i == 0) + len(line) <= max(width, 2 + max(map(len, items)))  # (line 0 starts after `[`s)
+            used += count
+            if i + 1 < len(lines):  # (the next atom would not have fit on this line)
+                assert 2 * (i == 0) + len(line) + 1 + len(items[used]) > width

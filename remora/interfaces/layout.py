@@ -23,10 +23,10 @@ Two formats:
   reads back as the same value.
 
 Only the atoms shown are converted to text, so a summary of any array is immediate, and the full
-layout of 10⁶ atoms costs what the one-line format does (a join per row, never a Python call per
-atom for base atoms).  NumPy's own ``array2string`` lays out the same way, but it cannot print
-Remora's atoms without a Python call per atom and builds wrapped rows in time quadratic in their
-length (14 s for a wrapped row of 10⁶ atoms, against a fraction of a second here:
+layout of 10⁶ atoms costs about twice what the one-line format does (a join per line, never a
+Python call per atom for base atoms).  NumPy's own ``array2string`` lays out the same way, but it
+cannot print Remora's atoms without a Python call per atom and builds wrapped rows in time
+quadratic in their length (14 s for a wrapped row of 10⁶ atoms, against 1 s here:
 decisions.md D52), so the layout is this module's.
 """
 
@@ -243,6 +243,10 @@ def _wrapped(items: list[str], indent: int, width: int) -> str:
     would pass ``width`` columns; a row that fits is one join."""
     if indent + sum(map(len, items)) + len(items) <= width:
         return " ".join(items)
+    lengths = set(map(len, items))
+    if len(lengths) == 1:  # (aligned atoms, the usual case: so many to a line, one join each)
+        per_line = max(1, (width - indent + 1) // (lengths.pop() + 1))
+        return ("\n" + " " * indent).join(" ".join(items[i : i + per_line]) for i in range(0, len(items), per_line))
     lines: list[list[str]] = [[]]
     column = indent
     for item in items:

@@ -47,6 +47,36 @@ class Span:
         return f"{self.source.name}:{self.line}:{self.col}"
 
 
+@record(frozen=True, eq=False)
+class Edit:
+    """Replace the text of ``span`` by ``text`` (an empty span inserts it there)."""
+
+    span: Span
+    text: str
+
+
+@record(frozen=True, eq=False)
+class Fix:
+    """A change that mends an error, as its message suggests it (``use int->float, or write
+    2.0``, ``did you mean `tan`?``): what editors offer as a quick fix and ``remora check
+    --output-format=json`` lists.  ``title`` says what it does."""
+
+    title: str
+    edits: tuple
+
+
+def replace_with(span: Span, text: str, title: str | None = None) -> Fix:
+    """The fix that writes ``text`` in place of ``span``."""
+    return Fix(title or f"write `{text}`", (Edit(span, text),))
+
+
+def wrap_in(span: Span, function: str) -> Fix:
+    """The fix that applies ``function`` to the expression at ``span``: ``(function …)``."""
+    before = Span(span.source, span.line, span.col, span.line, span.col)
+    after = Span(span.source, span.end_line, span.end_col, span.end_line, span.end_col)
+    return Fix(f"apply `{function}`", (Edit(before, f"({function} "), Edit(after, ")")))
+
+
 class RemoraError(Exception):
     """A user-facing error with a source location.
 
@@ -61,9 +91,16 @@ class RemoraError(Exception):
         self.message = message
         self.span = span
         self.notes: list[str] = list(notes or [])
-        #: what the error concerns when it is about no source text (``<input x>``): reported in
-        #: place of the file name
+        #: what the error concerns when it is about no source text (``input x``): the report
+        #: names it in place of a place (``input x: error: …``)
         self.origin = origin
+        #: the changes that would mend it, where its message suggests some (:class:`Fix`)
+        self.fixes: list[Fix] = []
+
+    def fixed_by(self, *fixes: Fix) -> "RemoraError":
+        """This error, with ``fixes`` among the changes that would mend it."""
+        self.fixes.extend(fixes)
+        return self
 
     @property
     def line(self) -> int:
@@ -84,6 +121,8 @@ class RemoraError(Exception):
         return self
 
     def first_line(self) -> str:
+        if self.span is None and self.origin:  # (about no source text: named, not located at 0:0)
+            return f"{self.origin}: error: {self.message}"
         return f"{self.file}:{self.line}:{self.column}: error: {self.message}"
 
     def report(self) -> str:

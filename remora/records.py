@@ -22,7 +22,7 @@ its fields (:func:`remora.statics.types.is_ground`) — they never change either
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, dataclass_transform
 
 __all__ = ["record", "factory", "replace", "is_record", "field_names"]
 
@@ -44,7 +44,8 @@ def factory(make: Callable[[], Any]) -> Any:
 _MISSING = object()
 
 
-def record(cls: type | None = None, /, *, frozen: bool = False, eq: bool = True, repr: bool = True):
+@dataclass_transform(eq_default=True, field_specifiers=(factory,))  # (type checkers: read it as dataclass)
+def record(cls: type | None = None, /, *, frozen: bool = False, eq: bool = True, repr: bool = True) -> Any:
     """Decorator: make ``cls`` a record class of its annotated fields (see the module's docstring)."""
 
     def wrap(c: type) -> type:
@@ -89,7 +90,7 @@ def _build(cls: type, frozen: bool, eq: bool, repr_: bool) -> type:
         if isinstance(default, _Factory) and name in cls.__dict__:
             delattr(cls, name)  # (the class attribute would be the factory, not a value)
     if "__match_args__" not in cls.__dict__:
-        cls.__match_args__ = tuple(fields)  # type: ignore[attr-defined]
+        cls.__match_args__ = tuple(fields)  # type: ignore[attr-defined,misc]
     if repr_ and "__repr__" not in cls.__dict__:
         cls.__repr__ = _repr  # type: ignore[assignment]
     # The methods compiled from source are compiled when first called, for every class at once

@@ -82,7 +82,7 @@ def test_not_an_input_is_a_usage_error(capsys, data):
     with pytest.raises(SystemExit) as info:
         main(["eval", "-e", "1", "x=a.csv", "nonsense"])
     assert info.value.code == 2
-    assert "`nonsense` is not an input: write NAME=PATH" in capsys.readouterr().err
+    assert "`nonsense` is not an input: write nonsense=PATH to bind the data name" in capsys.readouterr().err
 
 
 def test_output_npy(capsys, data):

@@ -119,9 +119,14 @@ def _at(uri: str, line: int, character: int) -> dict:
 def test_initialize_advertises_the_features(tmp_path):
     c = Client(ROOT)
     try:
-        result = c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        result = c.request("initialize", {"processId": None, "rootUri": None,
+                                          "capabilities": {"textDocument": {"rename": {"prepareSupport": True}}}})
         caps = result["capabilities"]
         assert caps["hoverProvider"] and caps["definitionProvider"] and "completionProvider" in caps
+        assert caps["signatureHelpProvider"]["triggerCharacters"] == ["(", " "]
+        assert caps["documentSymbolProvider"] and caps["referencesProvider"]
+        assert caps["renameProvider"] == {"prepareProvider": True}
+        assert caps["codeActionProvider"]["codeActionKinds"] == ["quickfix"]
         assert result["serverInfo"]["name"] == "remora"
         c.request("shutdown", None)
         c.notify("exit", None)
@@ -206,3 +211,129 @@ def test_prelude_names_go_to_the_prelude(client, tmp_path):
     assert loc["uri"].endswith("/prelude/prelude.rem")
     text = Path(loc["uri"][len("file://"):]).read_text(encoding="utf-8").split("\n")[loc["range"]["start"]["line"]]
     assert text.startswith("(define sum")
+
+
+@pytest.mark.parametrize("broken", [
+    # a Content-Length shorter than the body: the rest of the body runs into the next header
+    lambda body: f"Content-Length: {len(body) - 7}\r\n\r\n".encode() + body,
+    # a header block without Content-Length: the body that follows is not framed at all
+    lambda body: b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" + body,
+], ids=["short-content-length", "no-content-length"])
+def test_a_broken_message_costs_only_itself(client, tmp_path, broken):
+    """Issue 29 item 10: after one badly framed message the server reads the next header and
+    answers the requests after it (it used to stay alive and answer nothing)."""
+    uri = (tmp_path / "d.rem").as_uri()
+    assert _open(client, uri, "(define v [1 2 3])\n(+ 1 2)\n") == []
+    body = json.dumps({"jsonrpc": "2.0", "id": 999, "method": "textDocument/hover",
+                       "params": _at(uri, 1, 1)}).encode()
+    client.proc.stdin.write(broken(body))
+    client.proc.stdin.flush()
+    for _ in range(2):  # the next request, and the one after it
+        hover = client.request("textDocument/hover", _at(uri, 0, 9))
+        assert "v : (Arr Int (Shp 3))" in hover["contents"]["value"]
+    client.request("shutdown", None)
+    client.notify("exit", None)
+    assert client.proc.wait(timeout=TIMEOUT) == 0
+
+
+FEATURES = """\
+; add: the sum of two scalars
+(define (add (a [Int]) (b [Int])) (+ a b))
+(define v [1 2 3])
+(add (length v) 2)
+(+ 1 2.5)
+(tann 1.0)
+(define (scale (s [Float]) (xs [Float 3])) (* s xs))
+"""
+
+
+def _apply(text: str, edits: list[dict]) -> str:
+    """``text`` with the protocol's edits made (positions as the ASCII text has them)."""
+    lines = text.split("\n")
+    offset = lambda p: sum(len(line) + 1 for line in lines[: p["line"]]) + p["character"]  # noqa: E731
+    for e in sorted(edits, key=lambda e: offset(e["range"]["start"]), reverse=True):
+        text = text[: offset(e["range"]["start"])] + e["newText"] + text[offset(e["range"]["end"]):]
+    return text
+
+
+def test_completion_edits_the_whole_name_typed(client, tmp_path):
+    """Issue 27: without an edit range an editor completed `(int->f` as `(int->filter`: its own
+    word stops at `>`."""
+    uri = (tmp_path / "c.rem").as_uri()
+    _open(client, uri, "(define xs [1 2])\n(int->f\n")
+    items = {i["label"]: i for i in client.request("textDocument/completion", _at(uri, 1, 7))["items"]}
+    assert items["int->float"]["textEdit"] == {
+        "range": {"start": {"line": 1, "character": 1}, "end": {"line": 1, "character": 7}}, "newText": "int->float"}
+    client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                             "contentChanges": [{"text": "(define xs [1 2])\n(iota/\n"}]})
+    client.diagnostics(uri)
+    items = {i["label"]: i for i in client.request("textDocument/completion", _at(uri, 1, 6))["items"]}
+    assert items["iota/v"]["textEdit"]["range"]["start"] == {"line": 1, "character": 1}
+    assert items["xs"]["textEdit"]["newText"] == "xs"
+
+
+def test_signature_help_names_the_parameter_at_the_cursor(client, tmp_path):
+    uri = (tmp_path / "s.rem").as_uri()
+    _open(client, uri, FEATURES + "(add 1 \n(reduce + \n(sum \n")
+    help = client.request("textDocument/signatureHelp", _at(uri, 7, 7))
+    (sig,) = help["signatures"]
+    assert sig["label"] == "(add (a : (Arr Int (Shp))) (b : (Arr Int (Shp)))) → (Arr Int (Shp))"
+    assert help["activeParameter"] == 1
+    start, end = sig["parameters"][1]["label"]
+    assert sig["label"][start:end] == "(b : (Arr Int (Shp)))"
+    assert sig["documentation"]["value"] == "add: the sum of two scalars"
+    help = client.request("textDocument/signatureHelp", _at(uri, 8, 10))  # a primitive: its types and doc
+    assert help["signatures"][0]["label"].startswith("(reduce ") and help["activeParameter"] == 1
+    assert help["signatures"][0]["documentation"]["value"]
+    help = client.request("textDocument/signatureHelp", _at(uri, 9, 5))  # the prelude: names from its λ
+    assert help["signatures"][0]["label"].startswith("(sum (xs : (Arr t (Shp n)))) → ")
+    assert client.request("textDocument/signatureHelp", _at(uri, 2, 3)) is None  # (not in an application)
+
+
+def test_document_symbols_references_and_rename(client, tmp_path):
+    uri = (tmp_path / "r.rem").as_uri()
+    _open(client, uri, FEATURES)
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    assert [(s["name"], s["kind"]) for s in symbols] == [("add", 12), ("v", 13), ("scale", 12)]
+    assert symbols[1]["selectionRange"] == {"start": {"line": 2, "character": 8}, "end": {"line": 2, "character": 9}}
+    assert symbols[1]["detail"] == "(Arr Int (Shp 3))"
+
+    refs = client.request("textDocument/references", {**_at(uri, 3, 13), "context": {"includeDeclaration": True}})
+    assert [(r["range"]["start"]["line"], r["range"]["start"]["character"]) for r in refs] == [(2, 8), (3, 13)]
+    refs = client.request("textDocument/references", {**_at(uri, 1, 39), "context": {"includeDeclaration": False}})
+    assert [(r["range"]["start"]["line"], r["range"]["start"]["character"]) for r in refs] == [(1, 39)]  # b in (+ a b)
+
+    assert client.request("textDocument/prepareRename", _at(uri, 1, 35)) is None  # `+`: not this document's
+    rng = client.request("textDocument/prepareRename", _at(uri, 3, 2))
+    assert rng == {"start": {"line": 3, "character": 1}, "end": {"line": 3, "character": 4}}
+    edit = client.request("textDocument/rename", {**_at(uri, 3, 2), "newName": "plus"})
+    renamed = _apply(FEATURES, edit["changes"][uri])
+    assert "(define (plus (a [Int])" in renamed and "(plus (length v) 2)" in renamed and "add" not in renamed.split("\n", 1)[1]
+
+    for position, name, why in [(_at(uri, 1, 39), "a", "`a` is used where `b` is visible"),  # b → a: (+ a a)
+                                (_at(uri, 2, 8), "add", "used where"),  # v → add
+                                (_at(uri, 2, 8), "(x", "not a name")]:
+        client.next_id += 1
+        client.send({"id": client.next_id, "method": "textDocument/rename", "params": {**position, "newName": name}})
+        reply = client.wait(lambda m: m.get("id") == client.next_id and "method" not in m)
+        assert why in reply["error"]["message"] and reply["error"]["code"] == -32803, reply
+
+
+def test_code_actions_apply_the_fixes_the_messages_suggest(client, tmp_path):
+    uri = (tmp_path / "a.rem").as_uri()
+    diags = _open(client, uri, FEATURES)
+    assert [d["range"]["start"]["line"] for d in diags] == [4, 5]
+    actions = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": diags[0]["range"], "context": {"diagnostics": [diags[0]]}})
+    assert [a["title"] for a in actions] == ["apply `int->float`", "write `1.0`"]
+    assert all(a["kind"] == "quickfix" and a["diagnostics"][0]["range"] == diags[0]["range"] for a in actions)
+    assert "(+ (int->float 1) 2.5)" in _apply(FEATURES, actions[0]["edit"]["changes"][uri])
+    fixed = _apply(FEATURES, actions[1]["edit"]["changes"][uri])
+    assert "(+ 1.0 2.5)" in fixed
+    (spell,) = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": diags[1]["range"], "context": {"diagnostics": [diags[1]]}})
+    fixed = _apply(fixed, spell["edit"]["changes"][uri])
+    assert spell["title"] == "write `tan`" and "(tan 1.0)" in fixed
+    client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                             "contentChanges": [{"text": fixed}]})
+    assert client.diagnostics(uri) == []  # both fixes applied: the document checks

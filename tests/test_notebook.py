@@ -116,7 +116,7 @@ def test_run_time_errors_and_bad_inputs(shell, capsys):
     assert not run(shell, "%%remora\n(+ f32 1.0)\n").success
     text = capsys.readouterr().out
     assert "<cell>:1:1: error:" in text
-    assert "<input f32>:0:0: error: input `f32` has dtype float32" in text and ".astype(numpy.float64)" in text
+    assert "input f32: error: input `f32` has dtype float32" in text and ".astype(numpy.float64)" in text
     assert "Traceback" not in text
 
 
@@ -193,3 +193,41 @@ def test_the_example_notebook_runs_on_a_real_kernel(tmp_path, monkeypatch):
     assert report.startswith("<cell>:2:12: error: the frames of this application are not prefix-compatible")
     assert "Traceback" not in report
     assert any(o[1] == "230.0" for o in flat), "-o stored the value in Python"
+
+
+def test_lists_and_scalars_in_the_namespace_are_inputs(shell, capsys):
+    """Issue 27: a Python list was reported as an unbound variable; it is the array its bracket
+    literal would be (one atom type, rectangular), refused as a literal would be refused."""
+    shell.user_ns.update(xs=[1, 2, 3], m=[[1.5, 2.0], [3.0, 4.0]], flags=[True, False], k=2)
+    assert repr(run(shell, "%%remora\n(* k xs)\n").result) == "[2 4 6]"
+    assert repr(run(shell, "%%remora\n(sum m)\n").result) == "[3.5 7.0]"
+    assert repr(run(shell, "%%remora\n(not flags)\n").result) == "[#f #t]"
+    for value, message in [([1, 2.5], "mixing Float and Int atoms"), ([[1], [2, 3]], "ragged list"),
+                           ([], "empty list"), (["a"], "holding a str")]:
+        shell.user_ns["bad"] = value
+        assert not run(shell, "%%remora\n(+ bad 1)\n").success
+        text = capsys.readouterr().out
+        assert f"input bad: error: input `bad` is a" in text and message in text, text
+
+
+def test_jax_and_dask_arrays_with_backend(shell, capsys):
+    """Issue 27: a JAX or Dask array in the namespace was an unbound variable; with --backend
+    of its library it is an input, and without, the error says which option to give."""
+    jnp = pytest.importorskip("jax.numpy")
+    da = pytest.importorskip("dask.array")
+    import jax
+
+    assert run(shell, "%%remora\n(define (twice (a [Int])) (* 2 a))\n").success  # (on NumPy)
+    with jax.enable_x64(True):
+        shell.user_ns["j"] = jnp.arange(3, dtype=jnp.int64)
+    result = run(shell, "%%remora --backend jax -o out\n(twice j)\n")
+    assert result.success and repr(result.result) == "[0 2 4]"
+    assert isinstance(shell.user_ns["out"], jax.Array)
+    assert not run(shell, "%%remora\n(twice j)\n").success  # (on NumPy again: the option is per cell)
+    assert "input j: error: input `j` is a jax array: run the cell with --backend jax" in capsys.readouterr().out
+    shell.user_ns["d"] = da.from_array(np.arange(4), chunks=2)
+    assert run(shell, "%%remora --backend dask\n(define doubled (twice d))\n").success
+    assert repr(run(shell, "%%remora --backend dask\n(+ doubled 1)\n").result) == "[1 3 5 7]"
+    assert repr(run(shell, "%%remora\n(twice 21)\n").result) == "42"
+    assert not run(shell, "%%remora --backend nope\n1\n").success
+    assert "unknown backend 'nope'" in capsys.readouterr().err

@@ -987,7 +987,10 @@ def test_terminal_prints_rows_and_summaries(screen):
             " [1988 1989 1990 1991]\n [1992 1993 1994 1995]\n [1996 1997 1998 1999]]")
     s.enter(":set print full", "")
     out = s.enter("((i-app iota/s (Shp 2000)))", "1997 1998 1999]")
-    assert "[0 1 2 3 4 5" in out and "…" not in out
+    rows = out.split("\n")[1:-1]  # (the input echoed, the value, the next prompt)
+    assert rows[0].startswith("[   0    1    2") and "…" not in out
+    assert len(rows) > 1 and all(len(row) <= 200 for row in rows)  # wrapped between atoms to the screen
+    assert [int(t) for t in " ".join(rows).strip("[]").split()] == list(range(2000))
     s.enter(":set print line", "")
     s.enter("[[1 2 3] [40 50 60]]", "[[1 2 3] [40 50 60]]")
 
@@ -1024,3 +1027,82 @@ def test_terminal_multiline_input_is_one_history_entry(screen, tmp_path):
     assert s.wait() == 0
     entries = [e for e in s.history.read_text(encoding="utf-8").split("\n\n") if e.strip()]
     assert [[line for line in e.splitlines() if line.startswith("+")] for e in entries] == [["+(+ 1", "+2)"]]
+
+
+def test_terminal_ctrl_r_searches_the_history_and_enter_ends_the_search(screen):
+    """Issue 27: Ctrl-R then Enter used to leave the prompt in `I-search backward:` (our Enter
+    binding took the search's keys); now Enter ends the search with the input found, as in
+    IPython, and Enter again runs it."""
+    s = screen()
+    s.enter("(+ 100 1)", "101")
+    s.enter("(* 7 6)", "42")
+    s.send("\x12")  # Ctrl-R
+    s.send("100")
+    s.text_until("(+ 100 1)")
+    s.send("\r")  # the search ends; the input found is in the buffer
+    s.send("\r")  # and runs
+    s.text_until("101\nremora>")
+    s.send("\x12")
+    s.send("7 6")
+    s.text_until("(* 7 6)")
+    s.send("\x07")  # Ctrl-G abandons the search
+    s.send("(- 10 3)\r")
+    s.text_until("7\nremora>")
+
+
+def test_terminal_up_with_a_prefix_recalls_the_inputs_that_start_with_it(screen):
+    s = screen()
+    s.enter("(+ 100 1)", "101")
+    s.enter("(* 7 6)", "42")
+    s.enter("(+ 2 2)", "4")
+    s.send("(+ 1")
+    s.text_until("(+ 1")
+    s.send("\x1b[A")  # Up: the last input starting with `(+ 1`, not the last input
+    s.send("\r")
+    s.text_until("101\nremora>")
+
+
+def test_time_doc_and_backend_commands(piped_session):
+    out, err = piped_session(
+        "; twice: doubles its argument\n(define (twice (x [Int])) (* 2 x))\n:doc twice\n:doc sum\n:doc +\n"
+        ":doc define\n:doc nothing\n:time (twice 21)\n:backend\n:set precision 2\n(/ 1.0 3.0)\n")
+    lines = out.splitlines()
+    assert lines[:3] == ["twice : (Arr (-> ((Arr Int (Shp))) (Arr Int (Shp))) (Shp))", "", "twice: doubles its argument"]
+    assert "sum : (Arr (Pi ((n Dim))" in out and "sum: the sum of a vector's items" in out
+    assert "+ : (Arr (-> ((Arr x (Shp)) (Arr x (Shp))) (Arr x (Shp))) (Shp))" in out and "Addition" in out
+    assert "define — a keyword: (define x e)" in out
+    assert "`nothing` is not a primitive, a definition or a keyword" in err
+    i = lines.index("42")
+    assert re.fullmatch(r"Wall time: [0-9.]+ (ns|µs|ms|s)", lines[i + 1])
+    assert lines[i + 2:] == ["numpy", "0.33"]
+
+
+def test_backend_command_keeps_definitions_and_inputs(piped_session):
+    pytest.importorskip("jax")
+    out, err = piped_session(
+        "(define (f (x [Int])) (* 2 x))\n(define v [1 2 3])\n(f v)\n:backend jax\n:backend\n(f _)\n"
+        "(define w (+ v 1))\n:backend numpy\n(f w)\n:backend jax\n(+ w v)\n:backend nope\n")
+    assert out.splitlines() == ["[2 4 6]", "jax", "[4 8 12]", "[4 6 8]", "[3 5 7]"]
+    assert "unknown backend 'nope'" in err
+
+
+@pytest.fixture
+def piped_session():
+    """A session in this process, its input piped: (standard output, standard error)."""
+    import io
+
+    from remora.interfaces.repl import Repl
+
+    def run(text: str) -> tuple[str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        Repl(io.StringIO(text), out, err, interactive=False).run()
+        return out.getvalue(), err.getvalue()
+
+    return run
+
+
+def test_repl_backend_option_names_a_backend(capsys):
+    from remora.interfaces.cli import main
+
+    assert main(["repl", "--backend", "nope"]) == 2
+    assert "unknown backend 'nope'" in capsys.readouterr().err

@@ -55,3 +55,28 @@ def test_forms_the_resolver_has_no_rule_for_still_have_their_names_found():
     first, second = (f.expr for f in Session().forms("(f x)\n(g y)", "<test>"))
     s = sc.resolve([S.ExprForm(Choose(first, second, first, first.span), first.span)])
     assert s.free_terms() == {"f", "x", "g", "y"}
+
+
+def test_rename_refuses_a_name_that_would_take_uses():
+    import pytest
+
+    from remora.errors import RemoraError
+    from remora.interfaces.document import Document
+
+    doc = Document("(define (f (x [Int])) (let ((y 1)) (+ x y)))\n(f 2)\n")
+    with pytest.raises(RemoraError, match="a `y` bound at line 1 would take some of its uses"):
+        doc.rename(1, 13, "y")  # x → y: the let's y would take x's use
+    assert [(s.line, s.col) for s in doc.rename(1, 13, "z")] == [(1, 13), (1, 39)]
+    assert [(s.line, s.col) for s in doc.rename(2, 2, "g")] == [(1, 10), (2, 2)]
+    with pytest.raises(RemoraError, match="`sum` is not defined in this document"):
+        Document("(sum [1 2])\n").rename(1, 2, "total2")
+
+
+def test_skipped_forms_are_still_resolved():
+    """A form that uses a failed definition is not checked, but its names are known: renaming
+    the definition renames its uses there too."""
+    from remora.interfaces.document import Document
+
+    doc = Document("(define bad (+ 1 #t))\n(define other (+ bad 1))\n")
+    assert len(doc.errors) == 1
+    assert [(s.line, s.col) for s in doc.rename(1, 9, "good")] == [(1, 9), (2, 18)]

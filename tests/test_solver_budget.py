@@ -91,6 +91,6 @@ def test_nothing_from_z3_reaches_the_user(tmp_path, source, starts, clause):
     assert proc.returncode == 1
     assert proc.stdout == ""
     lines = proc.stderr.splitlines()
-    assert len(lines) == 3, proc.stderr
+    assert len(lines) == 4 and lines[3] == "Found 1 error in 1 file", proc.stderr  # (the report, then check's count)
     assert lines[0].startswith(f"{program}{starts}")
     assert clause in lines[0]

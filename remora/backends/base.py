@@ -194,6 +194,12 @@ class Backend:
         """A context manager under which floating-point warnings are not reported."""
         raise NotImplementedError
 
+    def progress(self, stream: Any, delay: float) -> Any:
+        """A context manager that shows this library's own progress indicator on the terminal
+        ``stream`` for work lasting longer than ``delay`` seconds, or None when the library has
+        none (then the command line shows how long the work has been running)."""
+        return None
+
     def specialise(self, name: str, args: tuple) -> Callable[..., Array]:
         """The function a plan calls for the operation ``name`` on arguments like ``args`` (their
         values when the plan was made: what a plan fixes — dtypes, shapes, the Python arguments —

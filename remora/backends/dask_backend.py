@@ -310,6 +310,16 @@ class DaskBackend(NumpyBackend):
     def quiet(self):
         return _Quiet()
 
+    def progress(self, stream: Any, delay: float) -> Any:
+        """Dask's own progress bar (``dask.diagnostics.ProgressBar``: the share of the graph's
+        tasks done) for a computation on the local scheduler; None on a ``distributed`` cluster,
+        whose tasks that bar does not see."""
+        if distributed_client() is not None:
+            return None
+        from dask.diagnostics import ProgressBar
+
+        return ProgressBar(minimum=delay, out=stream)
+
     def connect(self, address: str):
         """A ``distributed`` client of the scheduler at ``address``, made this process's default
         (what ``--scheduler`` does); the caller closes it."""

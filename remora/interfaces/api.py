@@ -22,28 +22,27 @@ and a registered NumPy function gets NumPy arrays whatever backend runs the prog
 from __future__ import annotations
 
 import io
-import math
 import threading
 from collections import OrderedDict
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Sequence
 
 import numpy as np
 
 from .. import backends
 from ..backends.base import OBJECT, Backend
-from ..backends.numpy_backend import DTYPES, REP_OF_DTYPE, NumpyBackend
+from ..backends.numpy_backend import REP_OF_DTYPE, NumpyBackend
 from ..front import syntax as S
+from .api_register import ON_NEW_PRIMITIVE, register
+from .api_results import _output, _refuse_functions
 from .compiled_calls import CompiledCalls, through
 from .input_messages import conversion_hint as _conversion_hint, subclass_message as _subclass_message
 from .session import EVALUATION_RECURSION_LIMIT, Session, deep_recursion, engine_on, make_engine, prelude_values
 from ..erasure.erase import erase, erase_form
-from ..errors import RemoraError, RemoraTypeError, Source, Span
-from ..primitives.registry import PRIMITIVES, Primitive, define
+from ..errors import RemoraTypeError, Source, Span
 from ..dynamics.runtime import RunConfig
-from ..statics.primitive_types import primitive_type
 from ..statics.typed import TyDefine, form_type
-from ..statics.types import TArr, TForall, TFun, TPi, TSigma, Type, prune
+from ..statics.types import Type
 from ..dynamics.values import BoxValue, type_of_array
 from ..plans import PLANS, Miss, record
 
@@ -73,11 +72,11 @@ def as_remora_array(name: str, value: Any, what: str | None = None, xp: Backend 
     """``value`` as a Remora array, or a RemoraTypeError — never a silent conversion.
 
     ``what`` is how messages call the value (``input `x```, ``argument 2``); the error is
-    reported as concerning ``<name>`` since no source text is at fault.  A NumPy array (or
+    reported as concerning the input (``input x: error: …``) since no source text is at fault.  A NumPy array (or
     Python scalar) comes back as a NumPy array; an array of the library of the backend ``xp``
     (a JAX or Dask array) comes back as that backend's array, neither copied nor computed."""
     what = what or f"input `{name}`"
-    origin = f"<{what.replace('`', '')}>"
+    origin = what.replace("`", "")  # (``input x``, ``argument 2``: what the report names)
     own = xp.from_user(value) if xp is not None else None
     if own is not None:
         dtype = np.dtype(own.dtype)
@@ -111,7 +110,7 @@ def as_remora_array(name: str, value: Any, what: str | None = None, xp: Backend 
     )
 
 
-def _signature(arrays: list[Any]) -> tuple:
+def _signature(arrays: Sequence[Any]) -> tuple:
     return tuple((np.dtype(a.dtype).char, tuple(a.shape)) for a in arrays)
 
 
@@ -124,28 +123,47 @@ def _engine_array(xp: Backend, array: Any, frame_axes: int | None = None) -> Any
     return xp.from_numpy(array) if frame_axes is None else xp.from_numpy(array, frame_axes=frame_axes)
 
 
-def _output(xp, value) -> Any:
-    """What the API returns for a result (``xp.to_user``): on NumPy a fresh, writeable array the
-    caller owns, boxes included: engine results may be views or broadcasts of inputs, of
-    definitions, of literal constants or of cached values, and boxes hold such arrays too.
-    Nothing the caller does to the result may reach any of those."""
-    if not (isinstance(value, np.ndarray) and value.dtype.hasobject):  # (the usual case, quickly)
-        return xp.to_user(value)
-    out = np.array(value, copy=True)
-    if out.dtype == object:
-        atoms = out.reshape(-1)  # a view: writing to it writes into ``out``
-        for i, atom in enumerate(atoms):
-            if isinstance(atom, BoxValue):
-                atoms[i] = BoxValue(atom.indices, _output(xp, atom.value))
-    return out
-
-
 # ---------------------------------------------------------------------------
 # check / evaluate
 
 
 def check(source: str, **inputs: Any) -> Type:
-    """The type of the last top-level form of ``source`` (inputs, if given, are typed by dtype and shape)."""
+    """The type of the last top-level form of ``source``, without running anything.
+
+    Parameters
+    ----------
+    source : str
+        A Remora program: top-level forms, definitions and expressions.
+    **inputs : numpy.ndarray, or a Python or NumPy int, float or bool
+        Bound before the first form, typed by dtype and shape (``int64`` is ``Int``,
+        ``float64`` ``Float``, ``bool`` ``Bool``); their values are not looked at.
+
+    Returns
+    -------
+    remora.statics.types.Type
+        Its ``str`` (and ``repr``) is the canonical type text ``remora check`` prints.
+
+    Raises
+    ------
+    RemoraSyntaxError, RemoraTypeError
+        The program does not read or check (located in ``source``, reported as ``<source>``;
+        ``str(err)`` is the command line's report), or an input has a dtype Remora has no
+        atom type for (``input x: error: …``).
+    TypeError
+        ``source`` is not a ``str``.
+
+    Examples
+    --------
+    >>> import numpy as np, remora
+    >>> remora.check("(+ [1 2 3] 1)")
+    (Arr Int (Shp 3))
+    >>> remora.check("(reduce + m)", m=np.ones((4, 2)))
+    (Arr Float (Shp 2))
+    >>> remora.check("(+ 1 2.5)")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+      ...
+    remora.errors.RemoraTypeError: <source>:1:6: error: argument 2 of `+` has atom type Float, but `+` expects Int here ...
+    """
     source = source_text(source, "remora.check")
     arrays = {k: as_remora_array(k, v) for k, v in inputs.items()}
     return _checked(source, tuple(sorted((k, a.dtype.char, a.shape) for k, a in arrays.items())))[1]
@@ -167,8 +185,53 @@ def _checked(source: str, signature: tuple):
 
 
 def evaluate(source: str, *, stdin: str = "", backend: str = backends.DEFAULT, **inputs: Any) -> Any:
-    """Run ``source`` with ``inputs`` bound as variables; the value of its last form, computed on
-    ``backend`` (contract §8)."""
+    """Run ``source`` with ``inputs`` bound as variables: the value of its last form.
+
+    Checked (once per source and input signature: dtypes and shapes) before anything runs,
+    and planned once per signature, so running it again on such inputs replays the plan.
+
+    Parameters
+    ----------
+    source : str
+        A Remora program; the value of its last form is returned.
+    stdin : str, optional
+        The text ``read-nums`` reads.
+    backend : str, optional
+        ``"numpy"`` (the default), ``"jax"`` (``pip install 'remora[jax]'``) or ``"dask"``.
+    **inputs : numpy.ndarray, a Python or NumPy int, float or bool, or the backend's array
+        Bound before the first form, typed by dtype and shape (``int64``, ``float64`` or
+        ``bool``; anything else is refused, naming it, never converted).
+
+    Returns
+    -------
+    numpy.ndarray
+        A fresh array the caller owns (0-d for a scalar; boxes as :class:`remora.BoxValue`
+        with ``.indices`` and ``.value``); a ``jax.Array`` on JAX, a Dask array on Dask.
+
+    Raises
+    ------
+    RemoraSyntaxError, RemoraTypeError
+        The program does not read or check, or its value holds functions (see
+        :func:`function`): located in ``source``, before anything runs.  Or an input Remora
+        cannot take (``input x: error: input `x` has dtype float32; …``).
+    RemoraRuntimeError
+        A run-time error (division by zero, an index out of range, a size limit), located.
+    TypeError, ValueError, ImportError
+        ``source`` or ``stdin`` is not a ``str``; an unknown backend; one not installed.
+
+    Examples
+    --------
+    >>> import numpy as np, remora
+    >>> remora.evaluate("(+ x 1)", x=np.arange(3))
+    array([1, 2, 3])
+    >>> box = remora.evaluate("(iota/v n)", n=3)[()]
+    >>> box.indices, box.value
+    ((3,), array([0, 1, 2]))
+    >>> remora.evaluate("(/ 1 x)", x=0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+      ...
+    remora.errors.RemoraRuntimeError: <source>:1:1: error: ...division by zero...
+    """
     if type(source) is str and type(stdin) is str and type(backend) is str:
         call = _COMPILED_CALLS.get((source, stdin, backend), inputs.items())
         if call is not None:  # (these inputs' types, dtypes and shapes were checked before)
@@ -209,7 +272,8 @@ def _evaluate_on(backend: str, forms: list, last_type: Type, keys: tuple, arrays
         return value
 
     handed = {name: _engine_array(xp, a) for name, a in arrays.items()}
-    return through(_COMPILED_CALLS, *kept, xp, forms[-1], run, handed, _output)
+    key, given = kept
+    return through(_COMPILED_CALLS, key, given, xp, forms[-1], run, handed, _output)
 
 
 #: the compiled calls :func:`evaluate` keeps, by (source, stdin, backend)
@@ -220,6 +284,7 @@ class _Globals(dict):
     """A program's inputs by key, then the prelude's values (read, never copied, per run)."""
 
     __slots__ = ("prelude",)
+    prelude: dict
 
     def __missing__(self, key: str):
         return self.prelude[key]
@@ -263,7 +328,7 @@ class _Program:
         with self.xp.quiet():
             return PLANS.run(self, G, {}, lambda: self._trace(forms, G), lambda: self._dynamic(forms, inputs, stdin))
 
-    def _trace(self, forms: list, G: dict):
+    def _trace(self, forms: list, G: _Globals):
         def body(tracing, env):
             value = None
             for form in forms:
@@ -294,40 +359,28 @@ def _backend(name: Any, caller: str) -> Backend:
     return backends.get(name)
 
 
-def _refuse_functions(t: Type, span: Span, what: str, hint: str) -> None:
-    """A result is returned to Python as an array: one holding functions is refused, located."""
-    t = prune(t)
-    atom = prune(t.atom) if isinstance(t, TArr) else t
-    if isinstance(atom, (TFun, TForall, TPi)):
-        shape = t.shape.dims() if isinstance(t, TArr) else None
-        kind = "a function" if shape == () else "an array of functions"
-        raise RemoraTypeError(f"{what} is {kind}, of type {t}: only arrays can be returned to Python; {hint}", span)
-    if _holds_functions(atom):
-        raise RemoraTypeError(
-            f"{what} has type {t}, with functions inside its boxes: only arrays of Int, Float or Bool "
-            "(and boxes of them) can be returned to Python", span
-        )
-
-
-def _holds_functions(t: Type) -> bool:
-    t = prune(t)
-    if isinstance(t, TArr):
-        return _holds_functions(t.atom)
-    if isinstance(t, TSigma):
-        return _holds_functions(t.body)
-    return isinstance(t, (TFun, TForall, TPi))
-
-
 # ---------------------------------------------------------------------------
 # function
 
 
 class Function:
-    """A Remora function as a Python callable.
+    """A Remora function as a Python callable (made by :func:`function`).
 
     Each call checks the arguments' dtypes and shapes against the function's type — an
     application, so extra leading axes become a frame the function is lifted over — and
-    runs it.  Each distinct argument signature is checked once.
+    runs it.  Each distinct argument signature is checked once (the most recent
+    :attr:`SIGNATURES` are kept).  Calls may come from several threads at once.
+
+    Attributes
+    ----------
+    type : remora.statics.types.Type
+        The function's type, as ``remora check`` prints it.
+    source : str
+        The source it was made from.
+    backend : str
+        The backend it runs on.
+
+    See :func:`function` for examples.
     """
 
     def __init__(self, source: str, backend: str = backends.DEFAULT):
@@ -362,12 +415,16 @@ class Function:
         return f"remora.function({self.source!r}{backend}) : {self.type}"
 
     def __call__(self, *args: Any) -> Any:
+        """The function applied to ``args`` (NumPy arrays, Python or NumPy scalars, or arrays
+        of the backend's library; one per parameter): a fresh array, as :func:`evaluate`
+        returns.  A ``RemoraTypeError`` for arguments whose types do not fit (located in the
+        function's source), a ``RemoraRuntimeError`` for an error while it runs."""
         xp = self._xp  # (NumPy arrays of a signature met before: nothing to convert, check or decide)
         if self._compiled_calls:
             call = self._compiled_calls.get(None, enumerate(args))
             if call is not None:  # (these arguments' types, dtypes and shapes were checked before)
                 return call(args)
-        arrays = args
+        arrays: Sequence[Any] = args
         entry = self._calls.get(key := tuple([(a.dtype, a.shape) if type(a) is np.ndarray else None
                                               for a in args])) if self._replays else None
         if entry is None:
@@ -411,7 +468,7 @@ class Function:
     #: recently used first: a Function called on ever new shapes does not grow without bound
     SIGNATURES = 256
 
-    def _signature(self, key: tuple, arrays: list) -> list:
+    def _signature(self, key: tuple, arrays: Sequence[Any]) -> list:
         """The entry of a new argument signature: checked once (one at a time), its frame axes
         computed once, the least recently used signature let go past :attr:`SIGNATURES`."""
         with self._checking:
@@ -423,7 +480,7 @@ class Function:
                     self._calls.popitem(last=False)
             return entry
 
-    def _application(self, arrays: list[np.ndarray]):
+    def _application(self, arrays: Sequence[Any]):
         """The erased application of this function to arguments of these types (checked once)."""
         names = _argument_names(len(arrays))
         span = self._span
@@ -450,7 +507,7 @@ def _dynamic(engine, app, env: dict):
         return engine.value(app, env)
 
 
-def _frame_axes(app: Any, arrays: list[Any]) -> list[int | None]:
+def _frame_axes(app: Any, arrays: Sequence[Any]) -> list[int | None]:
     """How many leading axes of each argument are frame axes (its rank beyond the parameter's
     cell), where the checked application says so."""
     cells = getattr(app, "cells", ())
@@ -471,130 +528,53 @@ _ARGUMENTS = tuple(_argument_names(256))
 
 
 def function(source: str, backend: str = backends.DEFAULT) -> Function:
-    """A callable for the Remora function ``source`` (its last form), run on ``backend``: see
-    :class:`Function`."""
+    """A Python callable for the Remora function ``source`` denotes (its last form).
+
+    Parameters
+    ----------
+    source : str
+        A Remora program whose last form is a function (a ``λ``, a name of one, a definition
+        of one, or a polymorphic one: its type and index arguments are inferred per call).
+    backend : str, optional
+        ``"numpy"`` (the default), ``"jax"`` or ``"dask"``, as for :func:`evaluate`.
+
+    Returns
+    -------
+    Function
+        Called with arrays, it applies the function to them exactly as a Remora application
+        would: extra leading axes are a frame the function is lifted over.  Each argument
+        signature (dtypes and shapes) is checked once, then replayed.
+
+    Raises
+    ------
+    RemoraSyntaxError, RemoraTypeError
+        ``source`` does not read or check (located in it, reported as ``<function>``).
+
+    Examples
+    --------
+    >>> import numpy as np, remora
+    >>> total = remora.function("(λ ((x [Float 3])) (sum x))")
+    >>> total(np.ones(3))
+    array(3.)
+    >>> total(np.ones((2, 3)))  # a frame of two cells: lifted
+    array([3., 3.])
+    >>> total(np.ones(2))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+      ...
+    remora.errors.RemoraTypeError: <function>:1:1: error: argument 1 of the function has shape (Shp 2), but ...
+    """
     return Function(source, backend)
 
 
 # ---------------------------------------------------------------------------
-# register
+# register (:mod:`.api_register`): what it checked and compiled, the API forgets
 
 
-def register(name: str, signature: str, fn: Callable[..., Any], variables: str = "", doc: str = "") -> None:
-    """Make the NumPy function ``fn`` the Remora primitive ``name`` of the given type.
-
-    ``signature`` is a function type as in the paper's Fig. 2 (``(-> ((Arr Float (Shp))) (Arr Float (Shp)))``),
-    ``variables`` the sorts of its variables (``"n:Dim s:Shape t:Atom"``); quantifiers are added as for
-    every primitive.  ``fn`` receives each argument as a stack of cells — shape ``(n,) + cell``, one
-    row per cell the application covers — and returns the stack of result cells, ``(n,) + result
-    cell`` (an array, or anything ``numpy.asarray`` makes one of): a NumPy ufunc, or a function
-    reducing over ``axis=-1``, does.  Both engines call it so; only ``n`` differs.
-    """
-    from .session import load_prelude
-
-    _check_register_arguments(name, signature, fn, doc)
-    sorts = _variable_sorts(variables)
-    with _REGISTERING:  # the name is free and then taken in one step, whatever other threads do
-        if name in PRIMITIVES:
-            raise RemoraTypeError(f"a primitive named `{name}` already exists", origin="<register>")
-        if name in load_prelude()[0]:
-            raise RemoraTypeError(f"`{name}` is defined by the prelude; choose another name", origin="<register>")
-        _define(name, signature, fn, sorts, doc)
-        _checked.cache_clear()
-        _Program._seen.clear()
-        _COMPILED_CALLS.clear()
+def _forget_checked_programs() -> None:
+    """What was checked and compiled before a new primitive may mean something else now."""
+    _checked.cache_clear()
+    _Program._seen.clear()
+    _COMPILED_CALLS.clear()
 
 
-_REGISTERING = threading.Lock()
-_SORTS = ("Dim", "Shape", "Atom", "Array")
-
-
-def _check_register_arguments(name: Any, signature: Any, fn: Any, doc: Any) -> None:
-    """Wrong Python arguments are TypeErrors and ValueErrors that say what to pass."""
-    for what, value in (("name", name), ("signature", signature), ("doc", doc)):
-        if not isinstance(value, str):
-            raise TypeError(f"remora.register: the {what} must be a str, not {type(value).__name__}")
-    if not callable(fn):
-        raise TypeError(f"remora.register: fn must be callable (a NumPy function), not {type(fn).__name__}")
-    if not is_remora_name(name):
-        raise ValueError(
-            f"remora.register: {name!r} is not a name a Remora program can call: a primitive's name is one "
-            "symbol — no spaces, brackets, quotes or `;`, not a number, not a keyword such as `define`"
-        )
-
-
-def _variable_sorts(variables: Any) -> dict[str, str]:
-    """``"n:Dim s:Shape t:Atom"`` as a dictionary, or a ValueError that shows the expected form."""
-    if not isinstance(variables, str):
-        raise TypeError(f"remora.register: variables must be a str such as \"n:Dim t:Atom\", not {type(variables).__name__}")
-    sorts: dict[str, str] = {}
-    for item in variables.split():
-        var, colon, sort = item.partition(":")
-        if not colon or sort not in _SORTS or not is_remora_name(var):
-            raise ValueError(
-                f"remora.register: variables must be \"name:Sort ...\" with each Sort one of {', '.join(_SORTS)} "
-                f"(e.g. \"n:Dim s:Shape t:Atom\"); {item!r} is not"
-            )
-        if var in sorts:
-            raise ValueError(f"remora.register: the variable `{var}` is declared twice in {variables!r}")
-        sorts[var] = sort
-    return sorts
-
-
-def is_remora_name(name: str) -> bool:
-    """Whether ``name`` reads as one Remora symbol that an expression can refer to."""
-    from ..front.parse import RESERVED, parse_expr
-    from ..front.reader import SAtom, read
-
-    try:
-        nodes = read(name, "<name>")
-    except RemoraError:
-        return False
-    if len(nodes) != 1 or not isinstance(nodes[0], SAtom) or nodes[0].value != name or name in RESERVED:
-        return False
-    try:
-        return isinstance(parse_expr(nodes[0]), S.Ref)
-    except RemoraError:
-        return False
-
-
-def _define(name: str, signature: str, fn: Callable[..., Any], sorts: dict[str, str], doc: str) -> None:
-    """Add ``fn`` to the table of primitives as ``name`` (its signature kind-checked first)."""
-
-    def impl(ctx, *args):
-        frame = tuple(ctx.frame)
-        n = math.prod(frame)
-        stacks = [_read_only(a.reshape((n,) + a.shape[len(frame):])) for a in map(ctx.xp.to_numpy, args)]
-        dtype = DTYPES[ctx.result_rep]
-        try:
-            out = _result_array(fn(*stacks), dtype)
-        except Exception as exc:  # the user's function failed: a located run-time error
-            ctx.error(f"registered primitive `{name}` raised {type(exc).__name__}: {exc}")
-        expected = (n,) + tuple(ctx.result_cell)
-        if out.shape != expected:
-            ctx.error(f"registered primitive `{name}` returned an array of shape {out.shape} for a stack of {n} "
-                      f"cell{'s' if n != 1 else ''}; its type says {expected} (one result cell per row)")
-        if ctx.result_rep != OBJECT and out.dtype != dtype:
-            ctx.error(f"registered primitive `{name}` returned {out.dtype} atoms; its type says {dtype}")
-        return ctx.xp.from_numpy(out.reshape(frame + tuple(ctx.result_cell)))
-
-    prim = Primitive(name, signature, sorts, doc or f"Registered from Python: {fn!r}.", impl, builtin=False)
-    primitive_type(prim)  # kind-check the signature now, not at first use
-    define(prim)
-
-
-def _read_only(a: np.ndarray) -> np.ndarray:
-    """A view the registered function cannot write through: arguments may be the program's own
-    arrays (definitions, constants), which nothing outside the program may change."""
-    view = a.view()
-    view.flags.writeable = False
-    return view
-
-
-def _result_array(out: Any, dtype: np.dtype) -> np.ndarray:
-    """What a registered function returned, as an array.  A list without atoms says nothing
-    about their type (``numpy.asarray([])`` is float64): it takes the declared one."""
-    array = np.asarray(out)
-    if array.size == 0 and not isinstance(out, (np.ndarray, np.generic)) and dtype != object:
-        array = array.astype(dtype)
-    return array
+ON_NEW_PRIMITIVE.append(_forget_checked_programs)

@@ -59,12 +59,19 @@ def _parser() -> argparse.ArgumentParser:
     p = Parser(prog="remora", description="Remora: a typed rank-polymorphic array language.")
     p.add_argument("--version", action=Version, nargs=0, help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="{check,eval,repl,lsp}")
-    check = sub.add_parser("check", help="parse and type-check a program; print the type of each form")
-    _add_source_args(check)
+    check = sub.add_parser("check", help="parse and type-check programs; print the type of each form, or every error")
+    _add_source_args(check, "PATH [PATH ...] [NAME=PATH ...]",
+                     "program files (.rem; - for standard input) or directories (every *.rem in them), then "
+                     "inputs: NAME=PATH binds NAME to the array in PATH (.npy, .csv or .txt)")
     check.add_argument("--explicit", action="store_true",
                        help="print the program with every inferred t-app/i-app written out")
+    check.add_argument("--output-format", choices=["text", "json"], default="text",
+                       help="text (default: each error as FILE:LINE:COL: error: ... on standard error) or json "
+                            "(one JSON array of every error on standard output)")
     ev = sub.add_parser("eval", help="check, then run a program; print the value of each expression")
-    _add_source_args(ev)
+    _add_source_args(ev, "FILE [NAME=PATH ...]",
+                     "program file (.rem; - for standard input), then inputs: NAME=PATH binds NAME to the "
+                     "array in PATH (.npy, .csv or .txt)")
     ev.add_argument("--engine", choices=["plans", "frames", "reference"], default="plans",
                     help="plans (default: each form specialised to its shapes, then run as straight-line "
                          "array calls), frames (the whole-frame engine, dynamically) or the paper's "
@@ -75,49 +82,96 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--plan-python", dest="plan", action="store_const", const="python",
                     help="print each form's plan as the Python source of backend calls that runs it")
     ev.add_argument("--trace", action="store_true",
-                    help="print every reduction step to standard error (uses the reference engine)")
+                    help="print every reduction step to standard error (runs the reference engine, on the "
+                         "backend --backend names)")
     ev.add_argument("--erased", action="store_true", help="print the erased program instead of running it")
-    ev.add_argument("--backend", metavar="NAME", default="numpy",
-                    help="the array library that runs the program: numpy (default), or an installed "
-                         "extra's (contract §8)")
+    ev.add_argument("--backend", metavar="NAME", default="numpy", help=BACKEND_HELP)
+    ev.add_argument("--print", dest="print_mode", choices=["short", "full"], default="short",
+                    help="at a terminal, values are laid out for reading: rows wrapped to its width and, with "
+                         "short (the default), values of more than 1,000 atoms summarised with …; full prints "
+                         "every atom. Written to a pipe or a file a value is always whole, on one line")
+    ev.add_argument("--precision", metavar="N", type=_precision,
+                    help="at a terminal, print Floats with at most N digits after the point")
     ev.add_argument("-o", dest="output", metavar="PATH.npy", help="write the value of the last expression to PATH.npy")
     ev.add_argument("--scheduler", metavar="ADDRESS",
                     help="with --backend=dask: compute on the distributed cluster whose scheduler is at "
                          "ADDRESS (e.g. tcp://127.0.0.1:8786)")
     repl = sub.add_parser("repl", help="an interactive session")
     repl.add_argument("--no-prelude", dest="prelude", action="store_false", help="do not load the prelude")
+    repl.add_argument("--backend", metavar="NAME", default="numpy", help=BACKEND_HELP + " (:backend NAME changes it)")
     sub.add_parser("lsp", help="a Language Server for editors, on standard input and output (needs remora[lsp])")
     return p
 
 
-def _add_source_args(p: argparse.ArgumentParser) -> None:
+#: what ``--backend`` says (the backends, and the extra each needs)
+BACKEND_HELP = ("the array library that runs the program: numpy (the default), jax (needs pip install "
+                "'remora[jax]') or dask (needs pip install 'remora[dask]')")
+
+
+def _precision(text: str) -> int:
+    """``--precision N``: a number of digits from 0 to 17 (a Float has no more)."""
+    import argparse
+
+    if not (text.isascii() and text.isdigit() and int(text) <= 17):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of digits from 0 to 17")
+    return int(text)
+
+
+def _add_source_args(p: argparse.ArgumentParser, operands: str, help: str) -> None:
     p.add_argument("--no-prelude", dest="prelude", action="store_false", help="do not load the prelude")
     p.add_argument("-e", dest="expr", metavar="EXPR", help="a program given on the command line")
-    p.add_argument("operands", nargs="*", metavar="FILE [NAME=PATH ...]",
-                   help="program file (.rem; - for standard input), then inputs: NAME=PATH binds NAME to the "
-                        "array in PATH (.npy, .csv or .txt)")
+    p.add_argument("operands", nargs="*", metavar=operands, help=help)
 
 
 def _operands(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Split the operands into the program file and the NAME=PATH inputs (contract §7)."""
+    """Split the operands into the programs and the NAME=PATH inputs (contract §7); an operand
+    that fits neither is a usage error that says what was probably meant."""
     if args.command not in ("check", "eval"):
         return
-    operands = list(args.operands)
-    args.file = None
-    if args.expr is None:
-        if not operands:
-            p.error("a program is needed: a FILE or -e EXPR")
-        args.file = operands.pop(0)
-    elif operands and "=" not in operands[0]:
-        p.error("give a program FILE or -e EXPR, not both")
-    args.inputs = []
     from .datafiles import parse_binding
 
-    for item in operands:
-        binding = parse_binding(item)
-        if binding is None:
-            p.error(f"`{item}` is not an input: write NAME=PATH")
-        args.inputs.append(binding)
+    args.programs, args.inputs = [], []
+    for item in args.operands:
+        if "=" in item and not os.path.exists(item):
+            binding = parse_binding(item)
+            if binding is None:
+                p.error(_not_a_binding(item))
+            args.inputs.append(binding)
+        elif args.expr is not None or args.programs and (args.command == "eval" or _forgot_the_path(item)):
+            p.error(_not_a_program(item, args))
+        else:
+            args.programs.append(item)
+    if args.expr is None and not args.programs:
+        p.error("a program is needed: a FILE or -e EXPR" if args.command == "eval"
+                else "a program is needed: FILE ..., a directory of .rem files, or -e EXPR")
+    args.file = args.programs[0] if args.programs else None
+    if args.command == "check" and args.explicit and args.output_format == "json":
+        p.error("--explicit prints a program; it has no JSON form (leave out one of them)")
+
+
+def _forgot_the_path(item: str) -> bool:
+    """Whether an operand after the program is a data name whose ``=PATH`` was left out: it
+    reads as a name and not as a path (no ``/`` or ``.``), and no such file exists."""
+    from .datafiles import parse_binding
+
+    return parse_binding(f"{item}=PATH") is not None and not any(c in item for c in "/.\\") and not os.path.exists(item)
+
+
+def _not_a_binding(item: str) -> str:
+    name, _, path = item.partition("=")
+    if not path:
+        return f"`{item}` gives no file: write {name or 'NAME'}=PATH to bind {name or 'NAME'} to the array in PATH"
+    return f"`{item}` is not an input: `{name}` is not a name a program can use; write NAME=PATH"
+
+
+def _not_a_program(item: str, args: argparse.Namespace) -> str:
+    """Why an operand after the program (or after -e EXPR) is refused, and what to write."""
+    if _forgot_the_path(item):
+        return f"`{item}` is not an input: write {item}=PATH to bind the data name {item} to the array in PATH"
+    if args.expr is not None:
+        return f"give a program FILE or -e EXPR, not both (`{item}` is a program file; inputs are NAME=PATH)"
+    return (f"eval runs one program: `{item}` comes after the program `{args.programs[0]}` (to check several "
+            f"programs, remora check {args.programs[0]} {item}; to bind data, NAME=PATH)")
 
 
 def _source(args: argparse.Namespace) -> tuple[str, str]:
@@ -164,26 +218,38 @@ def _main(argv: Sequence[str] | None) -> int:
         from .repl import main as repl_main
 
         _started()
-        return repl_main(args.prelude)
+        try:
+            return repl_main(args.prelude, args.backend)
+        except (ValueError, ImportError) as err:  # an unknown backend, or its extra is not installed
+            report(f"remora: {err}")
+            return EXIT_USAGE
     if args.command == "lsp":
         return _lsp()
+    if args.command == "check":
+        return _check(args)
     try:
         text, name = _source(args)
     except SourceError as exc:
         report(f"remora: cannot read {args.file}: {exc}")
         return EXIT_USAGE
-    if args.command == "check":
-        return _check(text, name, args.explicit, args.prelude, args.inputs)
     return _eval(text, name, args)
 
 
 def _bind_inputs(session, inputs: list[tuple[str, str]]) -> None:
     """Each NAME=PATH input bound before the program is checked (a DataIOError or a located
     RemoraError in the data file propagates)."""
+    _bind_arrays(session, _load_inputs(inputs))
+
+
+def _load_inputs(inputs: list[tuple[str, str]]) -> list[tuple[str, object]]:
+    """The arrays of the NAME=PATH inputs, by name."""
     from . import datafiles
 
-    for name, path in inputs:
-        array = datafiles.load(path)
+    return [(name, datafiles.load(path)) for name, path in inputs]
+
+
+def _bind_arrays(session, arrays: list[tuple[str, object]]) -> None:
+    for name, array in arrays:
         session.bind(name, session.engine.xp.from_numpy(array))
 
 
@@ -215,31 +281,57 @@ def _quiet_stdout() -> None:
     quiet(sys.stdout)
 
 
-def _check(text: str, name: str, explicit: bool = False, prelude: bool = True, inputs=()) -> int:
-    from .datafiles import DataIOError
-    from .session import Session, describe_form
+def _check(args: argparse.Namespace) -> int:
+    """``remora check``: see :mod:`remora.interfaces.check_command`."""
+    from . import check_command as C
     from ..errors import RemoraError
+    from .datafiles import DataIOError
+    from .session import Session, describe_form, load_prelude
     from .streams import emit, report
     from ..statics.typed import show_form
 
-    session = Session(prelude=prelude)
+    json = args.output_format == "json"
+    if args.expr is not None:
+        sources = [("<expr>", lambda: args.expr)]
+    else:
+        sources = [("<stdin>" if f == "-" else f, C.read_program(f)) for p in args.programs for f in C.program_files(p)]
+        if not sources:
+            report(f"remora: no .rem files in {' '.join(args.programs)}")
+            return EXIT_USAGE
+    several = args.expr is None and (len(args.programs) > 1 or os.path.isdir(args.programs[0]))
+    if args.explicit and several:
+        report("remora: --explicit prints one program: give one FILE")
+        return EXIT_USAGE
+    if args.prelude:
+        load_prelude()
     _started()
     try:
-        _bind_inputs(session, list(inputs))
+        arrays = _load_inputs(list(args.inputs))
     except DataIOError as exc:
         report(f"remora: {exc}")
         return EXIT_USAGE
     except RemoraError as err:
-        report(err.report())
+        emit(C.as_json([err])) if json else report(err.report())
         return EXIT_ERROR
-    try:
-        for form in session.forms(text, name):
-            typed = session.check_form(form)
-            emit(show_form(typed) if explicit else describe_form(typed))
-    except RemoraError as err:
-        report(err.report())
-        return EXIT_ERROR
-    return EXIT_OK
+
+    def session():
+        made = Session(prelude=args.prelude)
+        _bind_arrays(made, arrays)
+        return made
+
+    show = None if json or several else show_form if args.explicit else describe_form
+    outcome = C.check_programs(
+        sources, session, show, emit,
+        report=(lambda err: None) if json else (lambda err: report(err.report())),
+        unreadable=lambda name, exc: report(f"remora: cannot read {name}: {exc}"),
+    )
+    if json:
+        emit(C.as_json(outcome.errors))
+    else:
+        line = C.summary(outcome, several, expression=args.expr is not None)
+        if line is not None:
+            report(line)
+    return outcome.status
 
 
 def _eval(text: str, name: str, args: argparse.Namespace) -> int:
@@ -248,6 +340,13 @@ def _eval(text: str, name: str, args: argparse.Namespace) -> int:
     from .streams import report
 
     engine = "reference" if args.trace else args.engine
+    if engine == "reference" and args.backend != "numpy":
+        # (the reference engine steps through the paper's rules on NumPy: it would show, and
+        # compute, something other than what the backend asked for runs)
+        what = "--trace steps through" if args.trace else "--engine=reference is"
+        report(f"remora: {what} the paper's reference engine, which computes on NumPy only: it cannot run "
+               f"on --backend={args.backend} (leave out one of them)")
+        return EXIT_USAGE
     run = RunConfig(stdin=sys.stdin, trace=sys.stderr if args.trace else None)
     try:
         session = Session(engine=engine, run=run, prelude=args.prelude, backend=args.backend)
@@ -303,9 +402,10 @@ def _run(session, text: str, name: str, args: argparse.Namespace) -> int:
     from ..erasure.erased import show_erased
     from ..errors import RemoraError
     from ..errors import located_at
-    from .session import show_result
+    from .layout import for_stream, show
+    from .progress import running
     from .streams import emit, flush, report
-    from ..statics.typed import TyExprForm
+    from ..statics.typed import TyExprForm, form_type
 
     _started()
     from .datafiles import DataIOError, save
@@ -314,6 +414,7 @@ def _run(session, text: str, name: str, args: argparse.Namespace) -> int:
         report(f"remora: -o writes a .npy file: `{args.output}` does not end in .npy")
         return EXIT_USAGE
     last = None
+    display = for_stream(sys.stdout, full=args.print_mode == "full", precision=args.precision)
     try:
         _bind_inputs(session, args.inputs)
         typed = session.check_text(text, name)
@@ -322,12 +423,17 @@ def _run(session, text: str, name: str, args: argparse.Namespace) -> int:
                 emit(show_erased(erase_form(form)))
             return EXIT_OK
         for form in typed:
-            value = session.evaluate(form)
+            text = None
+            where = f"{form.span.source.name}:{form.span.line}:{form.span.col}"
+            with running(where, None if args.trace else sys.stderr, session.engine.xp):  # (a trace shows progress)
+                value = session.evaluate(form)
+                if isinstance(form, TyExprForm):
+                    with located_at(form.span):  # (a Dask value is computed here)
+                        text = show(value, form_type(form), display)
             if args.plan:
                 emit(_plan_text(session, form, args.plan))
-            if isinstance(form, TyExprForm):
-                with located_at(form.span):  # (a Dask value is computed here)
-                    emit(show_result(form, value))
+            if text is not None:
+                emit(text)
                 last, last_span = value, form.span
         if args.output is not None:
             if last is None:

@@ -6,23 +6,24 @@ typed tree (types for hover) and, for every form that parsed, its scopes (defini
 locals visible at a position).  Positions here are the reader's: 1-based lines and columns
 counted in characters; :mod:`remora.interfaces.lsp` converts them to the protocol's.
 
-A form that fails is reported and the analysis goes on with the next one; a form that uses
-a name whose definition failed is skipped (its errors would only repeat the first one).  A
-reader error (an unclosed bracket while typing) is reported, and the complete forms before
-the broken one are still analysed.
+The forms are analysed as ``remora check`` analyses them (:mod:`remora.interfaces.analysis`): a
+form that fails is reported and the analysis goes on with the next one; a form that uses a name
+whose definition failed is skipped; a form the reader cannot read (an unclosed bracket while
+typing) is reported, and the forms around it are still analysed.
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Any
 
 from ..front import syntax as S
 from ..statics import typed as T
-from ..errors import RemoraError, RemoraSyntaxError, Span
-from ..front.reader import _TOKEN, SAtom, SList, SNode, read
+from ..errors import Fix, RemoraError, Span
 from . import scopes as sc
+from .analysis import Form, analyse
+from .docs import prelude_definitions, prelude_parameters, primitive_type
+from .signatures import Signature, call_at, parameter_names, signature
 from .typed_index import contains, innermost, node_with_span
 
 #: words that start forms, offered by completion
@@ -31,20 +32,12 @@ KEYWORDS = ("define", "λ", "lambda", "Tλ", "t-lambda", "Iλ", "i-lambda", "let
 
 
 @dataclass
-class Form:
-    """A top-level form: as read, as parsed (None if it failed to parse) and as checked (None
-    if it failed, or was skipped)."""
-
-    node: SNode
-    syntax: S.TopForm | None = None
-    typed: T.TyForm | None = None
-
-
-@dataclass
 class Completion:
     name: str
     detail: str  # its type (or what it is)
     kind: str  # keyword, primitive, prelude, definition, local
+    type: Any = None  # its type, where known (a Type)
+    params: list[str] | None = None  # the names of its parameters, where a λ gives them
 
 
 @dataclass
@@ -58,52 +51,13 @@ class Document:
     def __post_init__(self) -> None:
         from .session import Session
 
-        session = Session()
-        failed: set[str] = set()
-        for node in self._read():
-            form = Form(node)
-            self.forms.append(form)
-            if failed & _symbols(node):
-                continue
-            try:
-                form.syntax = _parse(node)
-            except RemoraError as err:
-                self.errors.append(err)
-                failed |= _defined_name(node)
-                continue
-            sc.resolve([form.syntax], self.scopes)
-            form.typed = self._check(session, form.syntax)
-            if form.typed is None and isinstance(form.syntax, S.Define):
-                failed.add(form.syntax.name)
-
-    # --- analysis ---------------------------------------------------------------------
-
-    def _read(self) -> list[SNode]:
-        """The forms of the text; after a reader error, the complete forms before it."""
-        try:
-            return read(self.text, self.name)
-        except RemoraSyntaxError as err:
-            self.errors.append(err)
-            cut = _broken_form_line(self.text, err.line or 1)
-            try:
-                return read("\n".join(self.text.split("\n")[: cut - 1]), self.name)
-            except RemoraSyntaxError:
-                return []
-
-    def _check(self, session, form: S.TopForm) -> T.TyForm | None:
-        from .session import deep_recursion
-
-        snapshot = dict(session.checker.globals)
-        try:
-            with deep_recursion(form.span):
-                return session.check_form(form)
-        except RemoraError as err:
-            self.errors.append(err.with_span(form.span))
-        except Exception as exc:  # a bug in remora: said at the form, and the analysis goes on
-            self.errors.append(RemoraError(f"remora: internal error: {type(exc).__name__}: {exc}", form.span))
-        session.checker.globals.clear()
-        session.checker.globals.update(snapshot)
-        return None
+        for form in analyse(Session(), self.text, self.name, contain_bugs=True):
+            if form.error is not None:
+                self.errors.append(form.error)
+            if form.node is not None:
+                self.forms.append(form)
+            if form.syntax is not None:
+                sc.resolve([form.syntax], self.scopes)
 
     # --- queries (1-based line and column) ---------------------------------------------
 
@@ -155,18 +109,23 @@ class Document:
         """The type (or sort) of what a binder binds, from the typed tree where there is one."""
         if binding.kind in (sc.TYPE_VARIABLE, sc.INDEX_VARIABLE):
             return binding.sort
+        t = self.bound_type(binding)
+        return "?" if t is None else str(t)
+
+    def bound_type(self, binding: sc.Binding) -> Any:
+        """The type of what a term binder binds (None where its form did not check)."""
         form = next((f for f in self.forms if contains(f.node.span, binding.span.line, binding.span.col)), None)
         if form is None or form.typed is None:
-            return "?"
+            return None
         if binding.kind == sc.DEFINE:
-            return str(T.form_type(form.typed))
+            return T.form_type(form.typed)
         if binding.kind == sc.PARAMETER:
             lam = node_with_span(form.typed, binding.node.span, T.TyLam)
-            return str(lam.params[binding.index][1]) if lam is not None else "?"
+            return lam.params[binding.index][1] if lam is not None else None
         if binding.kind == sc.LET:
             let = node_with_span(form.typed, binding.node.span, T.TyLet)
-            return str(let.bindings[binding.index][1].type) if let is not None else "?"
-        return "?"
+            return let.bindings[binding.index][1].type if let is not None else None
+        return None
 
     def completions(self, line: int, col: int) -> list[Completion]:
         """The names in scope at the position, with their types: keywords, primitives, the
@@ -174,29 +133,120 @@ class Document:
         from .session import load_prelude
         from ..primitives import PRIMITIVES
 
+        from ..statics.primitive_types import primitive_type as type_of
+
         items: dict[str, Completion] = {k: Completion(k, "keyword", "keyword") for k in KEYWORDS}
-        for name in PRIMITIVES:
-            items[name] = Completion(name, primitive_type(name), "primitive")
+        for name, prim in PRIMITIVES.items():
+            items[name] = Completion(name, primitive_type(name), "primitive", type_of(prim))
+        params = prelude_parameters()
         for name, binding in load_prelude()[0].items():
-            items[name] = Completion(name, str(binding.type), "prelude")
+            items[name] = Completion(name, str(binding.type), "prelude", binding.type, params.get(name))
         for form in self.forms:
             if (form.node.span.line, form.node.span.col) > (line, col):
                 break
             if isinstance(form.syntax, S.Define) and not contains(form.node.span, line, col):
-                detail = str(T.form_type(form.typed)) if form.typed is not None else "?"
-                items[form.syntax.name] = Completion(form.syntax.name, detail, "definition")
+                t = T.form_type(form.typed) if form.typed is not None else None
+                items[form.syntax.name] = Completion(form.syntax.name, "?" if t is None else str(t), "definition", t,
+                                                     parameter_names(form.syntax.value))
         for b in self.scopes.bindings:
             if b.scope is not None and b.kind not in (sc.TYPE_VARIABLE, sc.INDEX_VARIABLE) and contains(b.scope, line, col):
-                items[b.name] = Completion(b.name, self.binding_type(b), "local")
+                t = self.bound_type(b)
+                items[b.name] = Completion(b.name, "?" if t is None else str(t), "local", t)
         return list(items.values())
 
+    def signature_at(self, line: int, col: int) -> tuple[Signature, int] | None:
+        """The signature of the function applied around the position, and the argument the
+        position is at (see :mod:`remora.interfaces.signatures`)."""
+        from .docs import describe, leading_comment
 
-def _parse(node: SNode) -> S.TopForm:
-    from .session import deep_recursion
-    from ..front.parse import parse_top
+        call = call_at(self.text, line, col)
+        if call is None:
+            return None
+        found = next((c for c in self.completions(line, col) if c.name == call.name), None)
+        if found is None or found.type is None:
+            return None
+        if found.kind == "definition":
+            form = next((f for f in self.forms if isinstance(f.syntax, S.Define) and f.syntax.name == call.name
+                         and (f.node.span.line, f.node.span.col) <= (line, col)), None)
+            doc = leading_comment(form.node.span) if form is not None else None
+        elif found.kind in ("primitive", "prelude"):
+            from .session import load_prelude
 
-    with deep_recursion(node.span):
-        return parse_top(node)
+            text = describe(call.name, load_prelude()[0])
+            doc = text.partition("\n\n")[2] or None if text else None
+        else:
+            doc = None
+        sig = signature(call.name, found.type, found.params, doc)
+        return (sig, call.argument) if sig is not None else None
+
+    # --- references, renaming, symbols, fixes -----------------------------------------
+
+    def occurrences(self, line: int, col: int) -> tuple[sc.Binding | None, str, list[Span]] | None:
+        """The binder of the name under the position (None for a name the document does not
+        bind: a primitive's, the prelude's), its name, and every place it is written — the
+        binder first — in this document."""
+        binding = self.binding_at(line, col)
+        if binding is None:
+            use = self.use_at(line, col)
+            if use is None:
+                return None
+            binding = use.binding
+            if binding is None:
+                spans = [u.span for u in self.scopes.uses if u.binding is None and u.name == use.name and u.term == use.term]
+                return None, use.name, spans
+        return binding, binding.name, [binding.span] + [u.span for u in self.scopes.uses if u.binding is binding]
+
+    def rename(self, line: int, col: int, new: str) -> list[Span]:
+        """The places to write ``new`` to rename the name under the position: a RemoraError
+        (saying why) when it cannot be — a name the document does not bind, a name that is not
+        a name, or one whose new uses would mean something else."""
+        from .api_register import is_remora_name
+
+        found = self.occurrences(line, col)
+        if found is None or found[0] is None:
+            what = f"`{found[1]}` is not defined in this document" if found else "there is no name here"
+            raise RemoraError(f"cannot rename: {what}")
+        binding, name, spans = found
+        if not is_remora_name(new):
+            raise RemoraError(f"cannot rename `{name}` to `{new}`: that is not a name a program can use")
+        scope = binding.scope or _rest(binding.span)
+        for other in self.scopes.bindings:  # a `new` bound inside the scope, around some of the uses
+            if other.name == new and other is not binding and contains(scope, other.span.line, other.span.col) and any(
+                    contains(other.scope or _rest(other.span), s.line, s.col) for s in spans[1:]):
+                raise RemoraError(f"cannot rename `{name}` to `{new}`: a `{new}` bound at line "
+                                  f"{other.span.line} would take some of its uses")
+        for use in self.scopes.uses:
+            if use.name == new and contains(scope, use.span.line, use.span.col):
+                raise RemoraError(f"cannot rename `{name}` to `{new}`: `{new}` is used where `{name}` is "
+                                  f"visible (line {use.span.line}), and would then mean `{name}`")
+        return spans
+
+    def symbols(self) -> list[tuple[str, bool, Span, Span, str]]:
+        """The document's definitions: (name, whether it is a function, the whole form, the
+        name as written, its type)."""
+        from .signatures import function_type
+
+        out = []
+        for form in self.forms:
+            if isinstance(form.syntax, S.Define):
+                t = T.form_type(form.typed) if form.typed is not None else None
+                out.append((form.syntax.name, t is not None and function_type(t) is not None, form.node.span,
+                            form.syntax.name_span, "?" if t is None else str(t)))
+        return out
+
+    def fixes(self, line: int, col: int, end_line: int, end_col: int) -> list[tuple[RemoraError, Fix]]:
+        """The fixes of the errors whose span meets the region, with their errors."""
+        out = []
+        for err in self.errors:
+            span = err.span
+            if span is not None and (span.line, span.col) <= (end_line, end_col) and (line, col) <= (span.end_line, span.end_col):
+                out.extend((err, fix) for fix in err.fixes)
+        return out
+
+
+def _rest(span: Span) -> Span:
+    """From ``span`` to the end of its document."""
+    return Span(span.source, span.line, span.col, 10**9, 1)
 
 
 def _innermost_of(items, span_of):
@@ -226,79 +276,6 @@ def _primitive_hover(name: str, used: str) -> str:
     if general != used:
         text += "\n\n" + _code(general)
     return text + "\n\n" + prim.doc.strip()
-
-
-def primitive_type(name: str) -> str:
-    """A primitive's type as an expression has it (``check`` prints it so), an overloaded atom
-    type shown as ``x`` (Int or Float, or any atom type for ``select``)."""
-    from ..primitives import PRIMITIVES
-    from ..statics.indices import SCALAR
-    from ..statics.primitive_types import primitive_type as type_of
-    from ..statics.types import TArr
-
-    return str(TArr(type_of(PRIMITIVES[name]), SCALAR))
-
-
-def _symbols(node: SNode) -> set[str]:
-    """Every symbol written in a form."""
-    out: set[str] = set()
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, SList):
-            stack.extend(n.items)
-        elif isinstance(n, SAtom) and isinstance(n.value, str):
-            out.add(n.value)
-    return out
-
-
-def _defined_name(node: SNode) -> set[str]:
-    """The name a ``define`` form (even a malformed one) defines, if it says."""
-    if isinstance(node, SList) and len(node.items) >= 2 and getattr(node.items[0], "value", None) == "define":
-        target = node.items[1]
-        if isinstance(target, SList) and target.items:
-            target = target.items[0]
-        if isinstance(target, SAtom) and isinstance(target.value, str):
-            return {target.value}
-    return set()
-
-
-def _broken_form_line(text: str, error_line: int) -> int:
-    """The first line of the top-level form that contains ``error_line`` (``error_line`` itself
-    if no form spans it): everything before that line is complete forms."""
-    depth, line, start = 0, 1, None
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup
-        if kind == "nl":
-            line += 1
-            if line > error_line:
-                break
-        elif kind == "open":
-            if depth == 0:
-                start = line
-            depth += 1
-        elif kind == "close" and depth > 0:
-            depth -= 1
-            if depth == 0:
-                start = None
-    return start if start is not None and depth > 0 else error_line
-
-
-@functools.lru_cache(maxsize=1)
-def prelude_definitions() -> dict[str, Span]:
-    """Where the prelude defines each of its names (the files as installed)."""
-    from .session import prelude_files
-
-    out: dict[str, Span] = {}
-    for path in prelude_files():
-        for node in read(path.read_text(encoding="utf-8"), str(Path(path).resolve()), library=True):
-            if isinstance(node, SList) and len(node.items) >= 2 and getattr(node.items[0], "value", None) == "define":
-                target = node.items[1]
-                if isinstance(target, SList) and target.items:
-                    target = target.items[0]
-                if isinstance(target, SAtom) and isinstance(target.value, str):
-                    out[target.value] = target.span
-    return out
 
 
 __all__ = ["Document", "Completion", "KEYWORDS", "prelude_definitions", "primitive_type"]

@@ -18,13 +18,14 @@ failed, else 0.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
 from typing import IO, Callable
 
 from ..front import syntax as S
-from .session import EVALUATION_RECURSION_LIMIT, Session, deep_recursion, describe_form, show_result
+from .session import EVALUATION_RECURSION_LIMIT, Session, deep_recursion, describe_form
 from ..erasure.erase import erase_form
 from ..statics import typed as T
 from ..errors import RemoraError, RemoraSyntaxError, Source, Span, located_at
@@ -33,13 +34,14 @@ from ..dynamics.runtime import RunConfig
 from .streams import MAX_SOURCE_BYTES, OutputError, SourceError, emit, flush, read_source, report
 from ..statics.typed import TyDefine, TyExprForm, show_term
 from ..statics.types import TArr, prune
-from .layout import LIMIT, Display
+from .layout import EXACT, LIMIT, Display, terminal_width
+from .progress import running
 from .layout import show as show_layout
 from .typed_index import referenced_keys
+from .backend_switch import OnBackends
+from .docs import leading_comment
 
 PROMPT, CONTINUE = "remora> ", "...     "
-#: piped sessions print as the command line does (contract §3): whole, on one line
-PIPED = Display(rows=False, limit=None)
 HELP = """\
 Enter Remora expressions or (define ...) forms; brackets may span lines.
   :type EXPR      the type of EXPR (not evaluated)
@@ -47,11 +49,17 @@ Enter Remora expressions or (define ...) forms; brackets may span lines.
   :explicit EXPR  EXPR with every inferred t-app/i-app written out
   :trace EXPR     evaluate EXPR step by step with the reference engine
   :load FILE      run a program file; its definitions stay
+  :time EXPR      evaluate EXPR (or any input) and say how long it took
+  :doc NAME       the type and documentation of a primitive, definition or keyword
+  :backend NAME   run from now on on the array library NAME (numpy, jax, dask); alone, which one
   :set print full|short|rows|line
                   print values whole or summarised beyond 1,000 atoms, one row per line or on one line
+  :set precision N|none
+                  print Floats with at most N digits after the point (none: as they read back)
   :help           this text
   :quit           leave (Ctrl-D does too)
-_ is the last value.  Tab completes names and commands.  Ctrl-C abandons the current input."""
+_ is the last value.  Tab completes names and commands; Up recalls the inputs that start with what
+is typed, Ctrl-R searches them all.  Ctrl-C abandons the current input."""
 
 #: what Tab shows beside each command
 COMMANDS = {
@@ -60,7 +68,10 @@ COMMANDS = {
     "explicit": "EXPR: with inferred t-app/i-app written out",
     "trace": "EXPR: evaluate step by step",
     "load": "FILE: run a program file",
-    "set": "print full|short|rows|line",
+    "time": "EXPR: evaluate and time",
+    "doc": "NAME: type and documentation",
+    "backend": "NAME: the array library (numpy, jax, dask)",
+    "set": "print full|short|rows|line, precision N|none",
     "help": "the commands",
     "quit": "leave",
 }
@@ -69,13 +80,20 @@ COMMANDS = {
 class Repl:
     """One interactive session; ``interactive`` decides prompts, line editing, history and display."""
 
-    def __init__(self, stdin: IO[str], stdout: IO[str], stderr: IO[str], interactive: bool, prelude: bool = True):
+    def __init__(self, stdin: IO[str], stdout: IO[str], stderr: IO[str], interactive: bool, prelude: bool = True,
+                 backend: str = "numpy"):
         self.stdin, self.out, self.err = stdin, stdout, stderr
         self.interactive = interactive
         self.prelude = prelude
-        self.session = Session(run=RunConfig(stdin=stdin), prelude=prelude)
+        self.session = Session(run=RunConfig(stdin=stdin), prelude=prelude, backend=backend)
+        #: the session on every backend used (``:backend``)
+        self.backends = OnBackends(self.session)
+        #: the comment above each definition of the session (what ``:doc`` shows), and the last
+        #: input if it was only a comment (it documents a definition in the input after it)
+        self.comments: dict[str, str | None] = {}
+        self.comment: str | None = None
         #: how values print: for reading at a terminal, the command line's format otherwise
-        self.display = Display() if interactive else PIPED
+        self.display = Display() if interactive else EXACT
         #: the key `_` is bound under, and the keys of past values that definitions refer to
         self.last_key: str | None = None
         self.held: set[str] = set()
@@ -90,6 +108,9 @@ class Repl:
             "trace": self.cmd_trace,
             "load": self.cmd_load,
             "set": self.cmd_set,
+            "time": self.cmd_time,
+            "doc": self.cmd_doc,
+            "backend": self.cmd_backend,
             "help": lambda arg: emit(HELP, self.out),
         }
 
@@ -182,7 +203,11 @@ class Repl:
     def handle(self, text: str) -> None:
         """Run one complete input: a :command, or forms to check and evaluate."""
         stripped = text.strip()
-        if not stripped or stripped.startswith(";"):
+        comment, self.comment = self.comment, None
+        if all(line.lstrip().startswith(";") for line in stripped.splitlines()):  # (blank, or comments only)
+            if stripped:  # (comment lines piped one input each: kept together)
+                lines = [line.lstrip().lstrip(";").removeprefix(" ").rstrip() for line in stripped.splitlines()]
+                self.comment = "\n".join(([comment] if comment else []) + lines)
             return
         try:
             if stripped.startswith(":"):
@@ -193,8 +218,8 @@ class Repl:
                 else:
                     command(arg.strip())
                 return
-            for form in self.session.forms(text, "<repl>", self.input_line):
-                self.run_form(form)
+            for i, form in enumerate(self.session.forms(text, "<repl>", self.input_line)):
+                self.run_form(form, comment if i == 0 else None)
         except RemoraError as err:
             flush(self.out)
             self.fail(err.report())
@@ -209,7 +234,9 @@ class Repl:
                 traceback.print_exc(file=self.err)
             self.fail(f"remora: internal error: {type(exc).__name__}: {exc} (set REMORA_DEBUG=1 for details)")
 
-    def run_form(self, form: S.TopForm) -> None:
+    def run_form(self, form: S.TopForm, comment: str | None = None) -> None:
+        """Check and run one form; a definition is documented by the comment above it in its
+        input, or by ``comment`` (the input before it, if that was only a comment)."""
         snapshot = dict(self.session.checker.globals)
         try:
             typed = self.session.check_form(form)
@@ -219,22 +246,31 @@ class Repl:
             raise
         if isinstance(typed, TyExprForm):
             self._remember(typed, value)
-        elif self.interactive:
+            return
+        self.comments[typed.name] = leading_comment(typed.span) or comment
+        if self.interactive:
             emit(describe_form(typed), self.out)
 
     def run_checked(self, typed):
-        value = self.session.evaluate(typed)
-        if isinstance(typed, TyExprForm):
-            with located_at(typed.span):  # (a Dask value is computed here)
-                emit(self.show(typed, value), self.out)
+        text = None
+        where = f"{typed.span.source.name}:{typed.span.line}:{typed.span.col}"
+        with running(where, self.err if self.interactive else None, self.session.engine.xp):
+            value = self.session.evaluate(typed)
+            if isinstance(typed, TyExprForm):
+                with located_at(typed.span):  # (a Dask value is computed here)
+                    text = self.show(typed, value)
+        if text is not None:
+            emit(text, self.out)
         elif self.last_key is not None and self.last_key in referenced_keys(typed):
             self.held.add(self.last_key)  # a definition refers to this `_`: its value stays
         return value
 
     def show(self, typed, value) -> str:
-        if self.display == PIPED:
-            return show_result(typed, value)
-        return show_layout(value, T.form_type(typed), self.display)
+        """A value as the session's display says (at a terminal, as wide as the terminal is now)."""
+        display = self.display
+        if self.interactive and display.rows:
+            display = dataclasses.replace(display, width=terminal_width(self.out))
+        return show_layout(value, T.form_type(typed), display)
 
     def _remember(self, typed, value) -> None:
         """``_`` is now ``value``: a new binding (so what referred to the last one keeps it); the
@@ -242,7 +278,8 @@ class Repl:
         previous = self.last_key
         self.last_key = self.session.bind("_", value, T.form_type(typed))
         if previous is not None and previous not in self.held:
-            self.session.engine.globals.pop(previous, None)
+            for session, _ in self.backends.sessions.values():
+                session.engine.globals.pop(previous, None)
 
     def _restore(self, snapshot: dict) -> None:
         """Forget definitions that were checked but never ran: the checker and engine stay in step."""
@@ -282,21 +319,26 @@ class Repl:
         emit(self.show(typed, value), self.out)
 
     def cmd_set(self, arg: str) -> None:
-        """``:set print full|short|rows|line``: how values print (``:set`` alone says)."""
+        """``:set print full|short|rows|line`` and ``:set precision N|none``: how values print
+        (``:set`` alone says)."""
         words = arg.split()
+        d = self.display
         settings = {
-            "full": Display(self.display.rows, None),
-            "short": Display(self.display.rows, LIMIT),
-            "rows": Display(True, self.display.limit),
-            "line": Display(False, self.display.limit),
+            "full": dataclasses.replace(d, limit=None),
+            "short": dataclasses.replace(d, limit=LIMIT),
+            "rows": dataclasses.replace(d, rows=True),
+            "line": dataclasses.replace(d, rows=False),
         }
         if not words:
-            rows = "rows" if self.display.rows else "line"
-            emit(f"print {'full' if self.display.limit is None else 'short'} {rows}", self.out)
+            rows = "rows" if d.rows else "line"
+            precision = "none" if d.precision is None else d.precision
+            emit(f"print {'full' if d.limit is None else 'short'} {rows}\nprecision {precision}", self.out)
         elif len(words) == 2 and words[0] == "print" and words[1] in settings:
             self.display = settings[words[1]]
+        elif len(words) == 2 and words[0] == "precision" and (words[1] == "none" or _digits(words[1])):
+            self.display = dataclasses.replace(d, precision=None if words[1] == "none" else int(words[1]))
         else:
-            self.fail(f"usage: :set print full|short|rows|line (not :set {arg})")
+            self.fail(f"usage: :set print full|short|rows|line, or :set precision N|none (not :set {arg})")
 
     def cmd_load(self, arg: str) -> None:
         """Run a file as ``remora eval`` would: check it all, then run it; definitions stay."""
@@ -324,7 +366,49 @@ class Repl:
                 raise
             if isinstance(form, TyDefine):
                 ran[form.name] = T.Global(form.key, T.form_type(form))
+                self.comments[form.name] = leading_comment(form.span)
         self._restore(ran)
+
+    def cmd_time(self, arg: str) -> None:
+        """``:time EXPR``: the input run as usual (any forms), then how long checking and
+        running took, as IPython's ``%time`` says it."""
+        import time
+
+        start = time.perf_counter()
+        for form in self.session.forms(arg, "<repl>", self.input_line):
+            self.run_form(form)
+        emit(f"Wall time: {_duration(time.perf_counter() - start)}", self.out)
+
+    def cmd_doc(self, arg: str) -> None:
+        """``:doc NAME``: the type and documentation of a primitive, a definition or a keyword."""
+        from .docs import describe
+
+        name = arg.strip()
+        if not name:
+            self.fail("usage: :doc NAME")
+            return
+        text = describe(name, self.session.checker.globals, self.comments)
+        if text is None:
+            self.fail(f"`{name}` is not a primitive, a definition or a keyword")
+        else:
+            emit(text, self.out)
+
+    def cmd_backend(self, arg: str) -> None:
+        """``:backend NAME``: run from now on on another array library, with every definition
+        (:mod:`remora.interfaces.backend_switch`); alone, the one in use."""
+        name = arg.strip()
+        if not name:
+            emit(self.session.backend, self.out)
+            return
+        try:
+            session, left = self.backends.on(name)
+        except (ValueError, ImportError) as err:  # an unknown backend, or its extra is not installed
+            self.fail(f"remora: {err}")
+            return
+        self.session = session
+        if self.last_key is not None and self.last_key in left:
+            self.session.checker.globals.pop("_", None)  # (a function as `_`: not carried across)
+            self.last_key = None
 
     def _terminal(self):
         """The terminal's input (prompt_toolkit), with its history file."""
@@ -345,6 +429,19 @@ class Repl:
         return out
 
 
+def _duration(seconds: float) -> str:
+    """A duration as IPython's ``%time`` writes one: ``812 µs``, ``12.3 ms``, ``1.52 s``."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds * 1e9:.3g} ns"
+
+
+def _digits(text: str) -> bool:
+    """Whether ``text`` is a precision: a number of digits from 0 to 17 (a Float has no more)."""
+    return text.isascii() and text.isdigit() and int(text) <= 17
+
+
 class InputTooLong(Exception):
     """An input line (or a multi-line input) longer than :data:`MAX_SOURCE_BYTES`: skipped."""
 
@@ -353,7 +450,7 @@ class InputTooLong(Exception):
         self.line, self.what = line, what
 
 
-def main(prelude: bool = True) -> int:
+def main(prelude: bool = True, backend: str = "numpy") -> int:
     if sys.stdin is None:  # (standard input closed: a session with no input)
         return 0
     if hasattr(sys.stdin, "reconfigure"):
@@ -363,4 +460,4 @@ def main(prelude: bool = True) -> int:
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     if interactive:
         emit("Remora — :help for commands, Ctrl-D to leave")
-    return Repl(sys.stdin, sys.stdout, sys.stderr, interactive, prelude).run()
+    return Repl(sys.stdin, sys.stdout, sys.stderr, interactive, prelude, backend).run()

@@ -89,6 +89,10 @@ class Session:
         self.engine_name = engine
         self.engine = make_engine(engine, self.run, backend)
         self._prelude = prelude
+        #: what this session has defined and bound, in order — each definition's checked form,
+        #: each input's key — so the same definitions can be made on another backend
+        #: (:class:`~remora.interfaces.backend_switch.OnBackends`)
+        self.history: list[T.TyForm | str] = []
         if prelude:
             bindings, _ = load_prelude()
             self.checker.globals.update(bindings)
@@ -104,6 +108,7 @@ class Session:
         returned.  This is how inputs enter a session."""
         key = self.declare(name, t if t is not None else type_of_array(value))
         self.supply(key, value)
+        self.history.append(key)
         return key
 
     def declare(self, name: str, t: Type) -> str:
@@ -141,8 +146,20 @@ class Session:
     def check_text(self, text: str, name: str = "<expr>") -> list[T.TyForm]:
         return [self.check_form(f) for f in self.forms(text, name)]
 
+    @property
+    def backend(self) -> str:
+        """The name of the array library this session runs on."""
+        return self.engine.xp.name
+
     def evaluate(self, form: T.TyForm) -> Any:
         """Erase and run one checked form; a definition's value is remembered."""
+        value = self.replay(form)
+        if isinstance(form, T.TyDefine):
+            self.history.append(form)
+        return value
+
+    def replay(self, form: T.TyForm) -> Any:
+        """:meth:`evaluate`, leaving the history as it is (a definition made again elsewhere)."""
         erased = self.last_erased = erase_form(form)
         with deep_recursion(form.span, EVALUATION_RECURSION_LIMIT):
             if self.engine.xp.compiles and isinstance(self.engine, Frames):

@@ -3,6 +3,10 @@
 - A multi-line input is one buffer: Enter inserts a newline while brackets are open and runs
   the input once they balance (Esc Enter always inserts one); the history — a file, one entry
   per input — recalls the whole input with Up, to be edited as one.
+- The history is searched as in IPython: Up (and Down) with something typed goes through the
+  inputs that start with it; Ctrl-R searches backwards for a text anywhere in an input, Enter
+  (or Esc) ends the search with the input found in the buffer, to run or edit, and Ctrl-C or
+  Ctrl-G abandons it.
 - The input is highlighted with the Pygments lexer (:mod:`remora.interfaces.lexer`).
 - Tab completes the names in scope — keywords, primitives, the prelude's names and the
   session's definitions — and the ``:``-commands, each shown with its type (or its use).
@@ -24,6 +28,7 @@ from typing import Callable, Iterator
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import is_searching
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.lexers import PygmentsLexer
@@ -93,13 +98,16 @@ class TerminalInput:
             multiline=not self.dumb,
             prompt_continuation=lambda width, line, wrap: continuation,
             key_bindings=self._bindings(),
-            enable_history_search=False,
+            enable_history_search=True,
         )
 
     def _bindings(self) -> KeyBindings:
         kb = KeyBindings()
+        # (not while searching the history: there prompt_toolkit's own bindings accept the search
+        # — Enter, Esc — and the input is the buffer being searched for, not a program)
+        editing = ~is_searching
 
-        @kb.add("enter")
+        @kb.add("enter", filter=editing)
         def _enter(event) -> None:
             buf = event.current_buffer
             state = buf.complete_state
@@ -110,7 +118,7 @@ class TerminalInput:
             else:
                 buf.insert_text("\n")
 
-        @kb.add("escape", "enter")
+        @kb.add("escape", "enter", filter=editing)
         def _newline(event) -> None:
             event.current_buffer.insert_text("\n")
 

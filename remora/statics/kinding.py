@@ -12,7 +12,7 @@ from ..records import record
 from typing import Optional
 
 from ..front import syntax as S
-from ..errors import RemoraTypeError, Span
+from ..errors import RemoraTypeError, Span, replace_with
 from ..limits import MAX_RANK  # (D29: a written array type with more axes is a type error)
 from .indices import Dim, Index, Shape, Var, dim_add, dim_var, show_index
 from .spelling import did_you_mean
@@ -44,7 +44,8 @@ class Scope:
 def _unbound(what: str, name: str, span: Span, candidates: list[str]) -> RemoraTypeError:
     close = did_you_mean(name, candidates)
     hint = f"; did you mean `{close}`?" if close else ""
-    return RemoraTypeError(f"unbound {what} `{name}`{hint}", span)
+    err = RemoraTypeError(f"unbound {what} `{name}`{hint}", span)
+    return err.fixed_by(replace_with(span, close)) if close else err
 
 
 # ---------------------------------------------------------------------------

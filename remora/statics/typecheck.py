@@ -17,7 +17,7 @@ from typing import Callable, Optional
 from . import control, smt
 from ..front import syntax as S
 from . import typed as T
-from ..errors import RemoraTypeError, Span, span_text
+from ..errors import Fix, RemoraTypeError, Span, replace_with, span_text, wrap_in
 from .infer import elaborate_application, needs_inference
 from .frames import FramePart, cell_frame, counterexample_clause, principal_frame, shapes_differ_message
 from .indices import SCALAR, Index, Shape, Var, concrete_shape
@@ -171,7 +171,8 @@ class Checker:
             raise RemoraTypeError(f"`{e.name}` is a type, not an expression", e.span)
         close = did_you_mean(e.name, env.gamma.names() + list(PRIMITIVES))
         hint = control.undeclared_hint(e.name, self.defining) or (f"; did you mean `{close}`?" if close else "")
-        raise RemoraTypeError(f"unbound variable `{e.name}`{hint}", e.span)
+        err = RemoraTypeError(f"unbound variable `{e.name}`{hint}", e.span)
+        raise err.fixed_by(replace_with(e.span, close)) if close and "did you mean" in hint else err
 
     def t_array(self, e: S.ArrayLit, env: Env) -> T.TyExpr:  # T-ARRAY
         atoms = tuple(self.atom(a, env) for a in e.atoms)
@@ -250,7 +251,9 @@ class Checker:
                 arg.span,
             )
         if not unify(arg_type.atom, param.atom):
-            raise RemoraTypeError(_atom_mismatch(i, arg, arg_type.atom, param.atom, name, e, args, fun), arg.span)
+            fixes: list[Fix] = []  # (what the message suggests, as edits)
+            err = RemoraTypeError(_atom_mismatch(i, arg, arg_type.atom, param.atom, name, e, args, fun, fixes), arg.span)
+            raise err.fixed_by(*fixes)
         return FramePart(f"argument {i}", frame, arg.span, arg_type.shape, param.shape)
 
     def t_tapp(self, e: S.TApp, env: Env) -> T.TyExpr:  # T-TAPP
@@ -519,7 +522,7 @@ def _describe_fn(fn: S.Expr) -> str:
     return "the function"
 
 
-def _atom_mismatch(i, arg, arg_atom, param_atom, name, e, args, fun) -> str:
+def _atom_mismatch(i, arg, arg_atom, param_atom, name, e, args, fun, fixes: list) -> str:
     overloaded = isinstance(param_atom, AtomMeta)  # before pruning: was it an overloaded unknown?
     arg_atom, param_atom = prune(arg_atom), prune(param_atom)
     if isinstance(param_atom, AtomMeta):
@@ -540,7 +543,7 @@ def _atom_mismatch(i, arg, arg_atom, param_atom, name, e, args, fun) -> str:
         source = _setter(i, args, fun, param_atom) if overloaded else None
         if source:
             msg += f" (fixed by argument {source})"
-        msg += "; Remora never converts implicitly: " + _promotion_hint(e, args, i, source, arg_atom)
+        msg += "; Remora never converts implicitly: " + _promotion_hint(e, args, i, source, arg_atom, fixes)
     return msg
 
 
@@ -564,13 +567,16 @@ def _setter(i: int, args, fun: TFun, atom: Type) -> int | None:
     return None
 
 
-def _promotion_hint(e: S.App, args, i: int, source: int | None, arg_atom: Type) -> str:
+def _promotion_hint(e: S.App, args, i: int, source: int | None, arg_atom: Type, fixes: list) -> str:
+    """What to write instead, in words and (into ``fixes``) as edits."""
     float_given = isinstance(arg_atom, TBase) and arg_atom.name == "Float"
     if float_given and not source:  # a Float where only an Int will do
         return "use floor, ceiling, round or truncate to make an Int"
     int_arg = e.args[source - 1] if (source and float_given) else e.args[i - 1]
     literal = _int_literal(int_arg)
+    fixes.append(wrap_in(int_arg.span, "int->float"))
     if literal is not None:
+        fixes.append(replace_with(int_arg.span, f"{literal}.0"))
         return f"use int->float, or write {literal}.0"
     return "use int->float on the Int side (or floor/round/truncate on the Float side)"
 

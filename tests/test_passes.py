@@ -458,3 +458,17 @@ def test_a_lambda_that_is_not_an_associative_primitive_keeps_its_loop(program):
     assert eval_values(f"(define x [1 2 3 4 5 6 7 8]) {program}")
     ir, _ = _ir_of(program, x=x)
     assert "loop" in ir.ops(), ir.text()
+
+
+def test_an_identity_row_appended_before_a_sum_of_products_is_no_copy():
+    """n-body's `(reduce + (append [[0.0 0.0 0.0]] (* w d)))`: the zero row only gives `reduce` an
+    item; the sum is the contraction of `w` and `d` — no product, no joined copy."""
+    pos, mass = RNG.standard_normal((40, 3)), RNG.random(40) + 0.5
+    program = """((λ ((p [Float 3]))
+      (let ((d ((λ ((q [Float 3])) (- q p)) pos)) (w (/ mass (+ 1.0 (sum (* d d))))))
+        (reduce + (append [[0.0 0.0 0.0]] (* w d))))) pos)"""
+    ir, got = _ir_of(program, pos=pos, mass=mass)
+    d = pos[None, :, :] - pos[:, None, :]
+    w = mass[None, :] / (1.0 + (d * d).sum(axis=-1))
+    assert np.allclose(got, (w[:, :, None] * d).sum(axis=1), rtol=1e-12)
+    assert "concat" not in ir.ops() and ir.ops().count("einsum") == 2, ir.text()

@@ -229,7 +229,66 @@ def emit_steps(steps: list[Step], src: Source, depth: int, scope: set, keep: Any
     nothing reads after a call may take its result (:func:`spare`)."""
     if spare is None:
         spare = set() if keep is None else spare_temporaries(steps, keep)
-    for step in steps:
+    dead = last_uses(steps, keep) if keep is not None else {}
+    for i, step in enumerate(steps):
+        _emit_step(step, src, depth, scope, spare)
+        if i in dead:
+            src.emit(depth, f"del {', '.join(dead[i])}  # (last read: their memory goes now)")
+            scope.difference_update(dead[i])
+
+
+#: arrays of at least this many bytes are let go right after their last read (``del``): a
+#: plan's locals otherwise live until the plan returns (or the loop step ends), so its peak
+#: memory would hold every temporary at once where NumPy's own expressions free them as they go
+RELEASE_BYTES = 1 << 16
+
+
+def last_uses(steps: list[Step], keep: Any) -> dict[int, list[str]]:
+    """For each step, the large temporaries the steps make whose last reader it is (never what
+    ``keep`` holds: the lines' result)."""
+    kept = _names_in(keep)
+    made: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for i, step in enumerate(steps):
+        for name in _read_by(step):
+            last[name] = i
+        if step.kind in ("call", "site", "loop"):
+            for o in outs_of(step):
+                if getattr(o.value, "size", 0) * getattr(getattr(o.value, "dtype", None), "itemsize", 0) \
+                        >= RELEASE_BYTES:
+                    made[o.name] = i
+    out: dict[int, list[str]] = {}
+    for name, at in made.items():
+        if name in kept:
+            continue
+        end = last.get(name, at)
+        out.setdefault(max(end, at), []).append(name)
+    return out
+
+
+def _read_by(step: Step) -> set:
+    names = _names_in(step.args) | _names_in(step.kw)
+    if step.kind == "loop":
+        sub, _, acc, result = step.extra
+        inner: dict = {}
+        _free_syms(sub.steps, {acc.name}, inner)
+        names |= set(inner) | (_names_in(result) - _defined(sub.steps) - {acc.name})
+    return names
+
+
+def _names_in(x: Any) -> set:
+    t = type(x)
+    if t is Sym:
+        return {x.name}
+    if t in (tuple, list):
+        return set().union(*(_names_in(y) for y in x)) if x else set()
+    if t is slice:
+        return _names_in((x.start, x.stop, x.step))
+    return set()
+
+
+def _emit_step(step: Step, src: Source, depth: int, scope: set, spare: set) -> None:
+    if True:
         if step.kind == "call":
             outs = step.outs if type(step.outs) is tuple else (step.outs,)
             text = call_text(step, src, scope, spare)
@@ -373,17 +432,17 @@ def emit_unstacked_loop(step: Step, found, src: Source, depth: int, scope: set) 
              + f"  # the accumulator {describe(acc.value)}, by its parts along axis {k}")
     src.emit(depth, f"for {counter} in range({n}):")
     inner = set(scope) | set(names)
-    body = []
-    spare = spare_temporaries([st for st in sub.steps if st is not stacked and st is not last], parts)
-    for st in sub.steps:
-        if st is stacked or st is last:
-            continue
+    body = [st for st in sub.steps if st is not stacked and st is not last]
+    spare = spare_temporaries(body, parts)
+    dead = last_uses(body, parts)
+    for i, st in enumerate(body):
         if st.op == "__getitem__" and st.outs.name in reads:
             src.emit(depth + 1, f"{st.outs.name} = {names[reads[st.outs.name]]}")
             inner.add(st.outs.name)
-            continue
-        body.append(st)
-        emit_steps([st], src, depth + 1, inner, spare=spare)
+        else:
+            _emit_step(st, src, depth + 1, inner, spare)
+        if i in dead:
+            src.emit(depth + 1, f"del {', '.join(dead[i])}  # (last read: their memory goes now)")
     src.emit(depth + 1, f"{', '.join(names)}, = " + ", ".join(literal(p, src, inner) for p in parts))
     fn = "xp.stack"
     out = step.outs

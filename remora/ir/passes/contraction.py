@@ -20,6 +20,9 @@ it relies on D27's allowance: a ``Float`` contraction of at least ``BLAS_WORK`` 
 may round differently in the last bits from the cell-by-cell sums; smaller ones are left as
 they are (the engines then agree exactly).
 
+A ``concat`` along the summed axis of the product and of constant zeros (the identity row an
+``append`` gives a ``reduce``) is summed as the product alone.
+
 **Declines:** a product read by anything else (it is needed anyway), an operand that is not a
 view of a source in the sense above, a reduced axis no source varies along, ``Bool`` atoms,
 operands of different dtypes, and contractions with more than 52 axes.
@@ -80,11 +83,12 @@ def _contraction(step: Eqn, made: dict, reads: dict):
         return _mapped([a, b], shape, len(shape) - 1, list(range(len(shape) - 1)), made, step)
     else:
         return None
+    axis %= x.ndim
+    x = _without_zero_parts(x, axis, made, reads)
     found = _product_under_views(x, made, reads)
     if found is None:
         return None
     product, x_to_m = found
-    axis %= x.ndim
     if x_to_m[axis] is None:
         return None
     factors = _factors(product, made, reads, top=True)
@@ -92,6 +96,31 @@ def _contraction(step: Eqn, made: dict, reads: dict):
         return None
     out_axes = [x_to_m[j] for j in range(x.ndim) if j != axis]
     return _mapped(factors, tuple(product.value.shape), x_to_m[axis], out_axes, made, step)
+
+
+def _without_zero_parts(x: Sym, axis: int, made: dict, reads: dict) -> Sym:
+    """The one part of ``x`` that matters to its sum along ``axis`` when ``x`` is a ``concat``
+    along that axis of it and of constant parts of zeros (the identity row an ``append`` gives a
+    ``reduce``, n-body's ``[[0.0 0.0 0.0]]``): the sum of the join is the sum of that part, in
+    the grouping the contraction chooses anyway (D27: the pass rounds as the library does).
+    Otherwise ``x``."""
+    eqn = made.get(x.name)
+    if eqn is None or eqn.kind != "call" or eqn.op != "concat" or reads.get(x.name, 0) != 1:
+        return x
+    along = eqn.args[1] if len(eqn.args) > 1 else dict(eqn.kw).get("axis", 0)
+    if type(along) is not int or along % x.ndim != axis or type(eqn.args[0]) not in (list, tuple):
+        return x
+    live = [p for p in eqn.args[0] if not _zeros(p)]
+    if len(live) != 1 or type(live[0]) is not Sym or live[0].ndim != x.ndim:
+        return x
+    return live[0]
+
+
+def _zeros(x: Any) -> bool:
+    """Whether ``x`` is a constant holding only zeros (of either sign)."""
+    if type(x) is Sym or getattr(x, "dtype", None) is None:
+        return False
+    return not x.any()  # (an empty part too)
 
 
 def _product_under_views(x: Sym, made: dict, reads: dict):

@@ -373,11 +373,29 @@ class DaskBackend(NumpyBackend):
         flat = da.asarray(x)[indices.reshape(-1)]
         return flat.reshape(indices.shape + tuple(x.shape[1:]))
 
+    def gather_cells(self, x, coords: tuple):
+        """The cells at ``coords`` of ``x``'s leading axes.  Dask indexes by one vector of positions
+        only (n-d fancy indexing is its ``NotImplementedError``: an ``if`` over a frame of two
+        axes was an internal error): by points, ``vindex``."""
+        if not (is_dask(x) or any(is_dask(c) for c in coords)):
+            return NUMPY.gather_cells(x, coords)
+        coords = tuple(self.to_numpy(c) for c in coords)  # (positions decide the result's chunks)
+        if not is_dask(x):
+            return NUMPY.gather_cells(x, coords)
+        return x.vindex[coords] if len(coords) > 1 else self.gather(x, coords[0])
+
     def scatter(self, x, indices, values):
         if not (is_dask(x) or is_dask(indices) or is_dask(values)):
             return NUMPY.scatter(x, indices, values)
         out = da.asarray(x).copy()
-        out[self.to_numpy(indices) if is_dask(indices) else indices] = values
+        # (Dask writes by one vector of positions only: n-d positions and their values flattened)
+        indices = np.asarray(self.to_numpy(indices))
+        rest = tuple(out.shape[1:])
+        if indices.ndim != 1:
+            values = self.broadcast_to(values, indices.shape + rest) if np.ndim(values) else values
+            indices = indices.reshape(-1)
+            values = values.reshape((-1,) + rest) if np.ndim(values) else values
+        out[indices] = values
         return out
 
     def repeat(self, x, counts, axis: int = 0):

@@ -1,4 +1,4 @@
-"""``python -m bench [check|startup|engines|api|printing|workloads] [...]`` — see each module's docstring."""
+"""``python -m bench [check|startup|engines|api|printing|recursion|workloads] [...]`` — see each module's docstring."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ def main() -> int:
         from .api_overhead import main as run
     elif mode == "printing":
         from .printing import main as run
+    elif mode == "recursion":
+        from .dask_recursion import main as run
     elif mode == "workloads" and any(a == "--backend=dask" or a == "--backend" for a in rest):
         from .dask_workers import main as run
     elif mode == "workloads":

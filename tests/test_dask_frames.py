@@ -117,3 +117,80 @@ def test_remoras_own_not_implemented_error_is_not_taken_for_daskss():
         raise NotImplementedError("a bug of remora's")
     except NotImplementedError as exc:
         assert failure(exc) is None
+
+
+# --- errors with a place, and shapes past the client's memory -------------------------------------
+
+#: ``iota/v`` over a frame lays its boxes out in one buffer of 10¹² atoms, made in the client
+HUGE_IOTA_V = "(unbox (k v (iota/v [500000000000 500000000000])) 0)"
+
+
+def test_a_failure_while_a_form_is_built_is_located_through_every_entry_point():
+    """A ``MemoryError`` raised in the client while the graph is built (not while a task runs) was
+    converted to the backend's error after the form's location had been given: ``<unknown>:0:0``."""
+    proc = subprocess.run([sys.executable, "-m", "remora", "eval", "--backend=dask", "-e", HUGE_IOTA_V],
+                          capture_output=True, text=True, env=subprocess_env(), cwd=ROOT, timeout=120)
+    assert proc.returncode == 1 and proc.stderr.startswith("<expr>:1:1: error: the dask backend failed"), proc.stderr
+    assert "MemoryError" in proc.stderr and "Traceback" not in proc.stderr
+    with pytest.raises(RemoraBackendError) as caught:
+        remora.evaluate(HUGE_IOTA_V, backend="dask")
+    assert (caught.value.line, caught.value.column) == (1, 1)
+    f = remora.function("(λ ((n [Int])) (unbox (k v (iota/v [n n])) 0))", backend="dask")
+    with pytest.raises(RemoraBackendError) as caught:
+        f(500000000000)
+    assert caught.value.span is not None and "MemoryError" in caught.value.message
+
+
+def test_a_failure_on_the_reference_engine_is_located_at_its_form():
+    """The reference engine on Dask gave no place to any failure of the machinery (a block of 32 TiB
+    here, too large to allocate where its task runs)."""
+    session = Session(engine="reference", backend="dask")
+    session.bind("v", da.arange(2**42, dtype=np.int64, chunks=-1))
+    with pytest.raises(RemoraBackendError) as caught:
+        list(session.run_text("(+ 1 2)\n(/ 1 (sum v))", "<test>"))
+    assert (caught.value.line, caught.value.column) == (2, 1) and "MemoryError" in caught.value.message
+
+
+def test_iota_and_reshape_past_one_block_are_lazy_and_made_at_their_shape():
+    """Dask lifts the size limit because no array is held whole: ``iota`` of 10¹² atoms was a
+    ``MemoryError`` in the client.  Past one block such an array is made block by block where its
+    tasks run, at its own shape."""
+    assert remora.evaluate("(unbox (s v (iota [1000000 1000000])) 0)", backend="dask").compute() == 0
+    with dask.config.set({"array.chunk-size": "1KiB"}):  # (128 atoms a block)
+        for source in ("(unbox (s v (iota [30 7 5])) (unbox (k w (ravel v)) (sum (* w w))))",
+                       "(unbox (s v (reshape [40 9] [1 -2 3 5])) (unbox (k w (ravel v)) (sum (scan + 0 w))))",
+                       "(unbox (k v (iota/v [300 7 200])) (reduce + (append [0] v)))"):
+            got = remora.evaluate(source, backend="dask")
+            np.testing.assert_array_equal(got.compute(), remora.evaluate(source))
+        boxed = remora.evaluate("(iota [30 7 5])", backend="dask")[()]
+        assert boxed.value.chunks == ((3,) * 10, (7,), (5,))  # (made at its shape, the trailing axes whole)
+        np.testing.assert_array_equal(boxed.value.compute(), np.arange(1050).reshape(30, 7, 5))
+
+
+# --- recursion -------------------------------------------------------------------------------------
+
+
+def _graphs(source: str, **inputs) -> list[int]:
+    """The number of tasks of each Dask computation evaluating ``source`` makes."""
+    from dask.callbacks import Callback
+
+    graphs: list[int] = []
+    with Callback(start=lambda dsk: graphs.append(len(dsk))):
+        out = remora.evaluate(source, backend="dask", **inputs)
+        out.compute(optimize_graph=False)
+    return graphs
+
+
+def test_a_recursion_under_if_computes_bounded_graphs_whatever_its_depth():
+    """Each level of a recursion over a frame computes its flags on the host; its cells were a
+    lazy graph of every level above, computed again at every level (depth 200/400/800: 5.5/16/56 s,
+    `python -m bench recursion`).  What the branches start from is settled at each ``if``: the
+    largest graph no longer grows with the depth, and the computations grow linearly with it."""
+
+    def run(depth):
+        v = np.array([depth, depth // 2, 3, 0] * 2)
+        return _graphs(REC + "(g v)", v=da.from_array(v, chunks=2))  # (a state that stays on Dask)
+
+    shallow, deep = run(40), run(160)
+    assert max(deep) < 1.5 * max(shallow)  # (bounded: persisted past 32 tasks a block; it was 1.5 per level)
+    assert len(deep) <= 4 * len(shallow) + 8

@@ -1,5 +1,5 @@
-"""``python -m bench [check|startup|engines|api|printing|workloads] [...]`` — see each module's docstring
-(``--variants``: bench/variants.py; ``--plot``: bench/plot.py)."""
+"""``python -m bench [check|startup|engines|api|printing|recursion|workloads] [...]`` — see each module's
+docstring (``--variants``: bench/variants.py; ``--plot``: bench/plot.py)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ def main() -> int:
         from .api_overhead import main as run
     elif mode == "printing":
         from .printing import main as run
+    elif mode == "recursion":
+        from .dask_recursion import main as run
     elif mode == "workloads" and "--plot" in rest:
         from .plot import main as run
     elif mode == "workloads" and "--variants" in rest:

@@ -248,12 +248,12 @@ def _chunks_in_graph(x) -> list:
 def test_the_block_size_is_not_asked_of_the_scheduler_for_every_broadcast(cluster, monkeypatch):
     """The block size depends on the workers' memory, which is a round trip to the scheduler to
     ask: asked at every broadcast, a 20-step loop of stencils made ~0.5 s round trips per step."""
-    from remora.backends import dask_backend
+    from remora.backends import dask_blocks
 
     asked = []
     real = type(cluster).scheduler_info
     monkeypatch.setattr(type(cluster), "scheduler_info", lambda self, *a, **k: asked.append(1) or real(self, *a, **k))
-    monkeypatch.setattr(dask_backend, "_WORKER_MEMORY", {}, raising=False)
+    monkeypatch.setattr(dask_blocks, "_WORKER_MEMORY", {})
     grid = (np.arange(32 * 32) % 3 == 0).astype(np.int64).reshape(32, 32)
     with on_cluster(cluster):
         out = remora.evaluate("(iterate (λ ((g [Int 32 32])) (+ g (* 2 (rotate g 1)))) 10 g)", g=grid, backend="dask")

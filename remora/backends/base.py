@@ -354,6 +354,12 @@ class Backend:
         """``x``'s items (along axis 0) at ``indices`` (an Int array of any shape)."""
         raise NotImplementedError
 
+    def gather_cells(self, x: Array, coords: tuple) -> Array:
+        """The cells of ``x`` at the points ``coords`` of its leading axes (one Int array per axis,
+        all of one shape, as :meth:`unravel_index` gives): an ``if`` hands the cells that choose a
+        branch to that branch this way, as a batch of their own (``x[coords]`` in NumPy)."""
+        return x[tuple(coords)]
+
     def scatter(self, x: Array, indices: Array, values: Array) -> Array:
         """``x`` with its items at ``indices`` (along axis 0) replaced by ``values``.  ``x`` is the
         caller's own array (it may be updated in place and must not be used afterwards)."""

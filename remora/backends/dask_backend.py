@@ -5,7 +5,8 @@ Design (spec D49):
 - **NumPy where the data is small, Dask where it is the user's.**  Inputs (``from_numpy``) become
   Dask arrays chunked along their *frame* axes only — a function consumes its cells whole, so a
   cell is never split between blocks.  Scratch buffers the engines fill (``empty``, ``full``)
-  are NumPy arrays, as are literals (a Dask value written into one is computed: small things).
+  are NumPy arrays, as are literals (a Dask value written into one is computed: small things);
+  an array made from its positions alone (``iota``'s, a ``reshape``'s fill) is lazy past one block.
   A small loop state or array of loop items (:data:`_LOCAL_BYTES`) comes into the client once:
   no round trip per step.  Under ``distributed`` a NumPy input goes to the cluster once.  Other
   functions are NumPy's own (NumPy dispatches to Dask for Dask operands) but those below.
@@ -34,7 +35,6 @@ into the task graph, so inputs larger than memory work.
 
 from __future__ import annotations
 
-import time
 import warnings
 from functools import partial
 from typing import Any, Sequence
@@ -44,9 +44,11 @@ import dask.array as da
 import numpy as np
 
 from . import host
+from .dask_blocks import _gathered, block_bytes, broadcast_chunks, distributed_client, frame_chunks
 from .dask_failures import failure
 from .dask_files import FileBlocks, file_source
 from .dask_operands import ELEMENTWISE, compacted, mixed
+from . import dask_positions as positions
 from .base import OBJECT
 from .numpy_backend import DTYPES, UFUNCS, NumpyBackend, _pow as _numpy_pow
 from .numpy_backend import BACKEND as NUMPY
@@ -61,113 +63,8 @@ _IDENTITY = {
     "logical_or": lambda dt: False,
     "logical_xor": lambda dt: False,
 }
-#: the largest block an input is cut into when nothing smaller is asked for
-_DEFAULT_BLOCK = 128 * 2**20
-
-
 def is_dask(x: Any) -> bool:
     return isinstance(x, da.Array)
-
-
-def distributed_client() -> Any:
-    """The ``distributed`` client computations run on (a Client given as the scheduler, or the
-    current default one), or None when they run on a local scheduler."""
-    client = dask.config.get("scheduler", None)
-    if hasattr(client, "scheduler_info"):
-        return client
-    try:
-        from distributed import default_client
-
-        return default_client()
-    except (ImportError, ValueError):
-        return None
-
-
-#: each client's smallest worker memory, and when it was asked (:func:`_smallest_worker_memory`)
-_WORKER_MEMORY: dict[str, tuple[float, int | None]] = {}
-#: how long a client's worker memory is taken as known, in seconds
-_WORKER_MEMORY_TTL = 10.0
-
-
-def _smallest_worker_memory(client) -> int | None:
-    """The smallest memory limit of the client's workers (None: no limits).  Asking is a round
-    trip to the scheduler, and :func:`block_bytes` is asked for every broadcast, so the answer
-    is kept for :data:`_WORKER_MEMORY_TTL` seconds (workers come and go more slowly)."""
-    now = time.monotonic()
-    hit = _WORKER_MEMORY.get(client.id)
-    if hit is not None and now - hit[0] < _WORKER_MEMORY_TTL:
-        return hit[1]
-    workers = client.scheduler_info().get("workers", {})
-    memories = [m for m in (w.get("memory_limit") or 0 for w in workers.values()) if m > 0]
-    _WORKER_MEMORY[client.id] = (now, min(memories, default=None))
-    return _WORKER_MEMORY[client.id][1]
-
-
-def block_bytes() -> int:
-    """The most bytes one block of an input holds: Dask's ``array.chunk-size`` setting, and at most
-    a sixteenth of the smallest worker's memory when a ``distributed`` client is active (a worker
-    holds a few blocks per thread at once, and an input may be many times its memory)."""
-    limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size", _DEFAULT_BLOCK))
-    client = distributed_client()
-    memory = None if client is None else _smallest_worker_memory(client)
-    return limit if memory is None else min(limit, memory // 16)
-
-
-def frame_chunks(shape: tuple, itemsize: int, frame_axes: int) -> tuple:
-    """Chunks for an array of ``shape``: its first ``frame_axes`` axes cut into blocks of at most
-    :func:`block_bytes`, the leading axes first; the cell axes whole."""
-    budget = max(1, block_bytes() // max(1, itemsize))
-    cell = 1
-    for d in shape[frame_axes:]:
-        cell *= d
-    budget = max(1, budget // max(1, cell))
-    chunks: list[int] = []
-    for d in reversed(shape[:frame_axes]):  # the trailing frame axes whole while they fit
-        take = max(1, min(d, budget))
-        chunks.append(take)
-        budget = max(1, budget // max(1, d))
-    return tuple(reversed(chunks)) + tuple(shape[frame_axes:])
-
-
-def broadcast_chunks(x, shape: tuple) -> tuple:
-    """Chunks for ``x`` broadcast to ``shape``, at most :func:`block_bytes` a block: the axes
-    ``x`` is already cut along keep their blocks; every other axis — stretched (new leading
-    ones, length-1 ones) or one block in ``x`` — is cut by ``shape`` alone, the leading axes
-    first, so that operands broadcast to one frame get the same blocks (Dask would make each
-    stretched axis one block: an outer product's whole frame in one task)."""
-    lead = len(shape) - x.ndim
-    kept = [None] * lead + [c if len(c) > 1 and n == d else None for n, d, c in zip(x.shape, shape[lead:], x.chunks)]
-    budget = max(1, block_bytes() // max(1, x.dtype.itemsize))
-    for c in kept:
-        if c is not None:
-            budget = max(1, budget // max(c))
-    chunks: list = []
-    for d, c in zip(reversed(shape), reversed(kept)):  # the trailing axes whole while they fit
-        if c is None:
-            c = max(1, min(d, budget))
-            budget = max(1, budget // c)
-        chunks.append(c)
-    return tuple(reversed(chunks))
-
-
-def _gathered(client, x) -> np.ndarray:
-    """``x`` computed on a ``distributed`` cluster into this process, block by block: each block is
-    fetched (and released on the cluster) as soon as it is done.  ``x.compute()`` would join the
-    blocks in one task on one worker — a result larger than a worker's memory could not be
-    printed — and fetching them all in one message would need as much on each worker."""
-    from distributed import as_completed
-
-    blocks = x.to_delayed(optimize_graph=False).ravel()
-    where = list(np.ndindex(x.numblocks))
-    starts = [np.cumsum((0,) + c) for c in x.chunks]
-    futures = client.compute(list(blocks), optimize_graph=False)
-    index = {f.key: i for i, f in enumerate(futures)}
-    out = np.empty(x.shape, x.dtype)
-    for future in as_completed(futures):
-        block = where[index[future.key]]
-        out[tuple(slice(s[b], s[b + 1]) for s, b in zip(starts, block))] = future.result()
-        future.release()
-    return out
 
 
 def _tree_reduce(ufunc, x, axis, keepdims, **_):
@@ -347,7 +244,17 @@ class DaskBackend(NumpyBackend):
 
     # --- structure ------------------------------------------------------------------------------
 
+    def arange(self, n: int):
+        """0 … n−1: NumPy's within one block; past it, lazy (:mod:`.dask_positions`) — the size
+        limit is lifted on Dask because no array is held whole, and ``iota`` must not be either."""
+        atoms = block_bytes() // 8
+        return NUMPY.arange(n) if n <= atoms else positions.arange(n, atoms)
+
     def reshape(self, x, shape: tuple):
+        if is_dask(x):  # (an array made from its positions is made again at the new shape)
+            again = positions.reshaped(x, tuple(shape), lambda s, itemsize: frame_chunks(s, itemsize, len(s)))
+            if again is not None:
+                return again
         return x.reshape(shape)
 
     def broadcast_to(self, x, shape: tuple):
@@ -488,11 +395,29 @@ class DaskBackend(NumpyBackend):
         flat = da.asarray(x)[indices.reshape(-1)]
         return flat.reshape(indices.shape + tuple(x.shape[1:]))
 
+    def gather_cells(self, x, coords: tuple):
+        """The cells at ``coords`` of ``x``'s leading axes.  Dask indexes by one vector of positions
+        only (n-d fancy indexing is its ``NotImplementedError``: an ``if`` over a frame of two
+        axes was an internal error): by points, ``vindex``."""
+        if not (is_dask(x) or any(is_dask(c) for c in coords)):
+            return NUMPY.gather_cells(x, coords)
+        coords = tuple(self.to_numpy(c) for c in coords)  # (positions decide the result's chunks)
+        if not is_dask(x):
+            return NUMPY.gather_cells(x, coords)
+        return x.vindex[coords] if len(coords) > 1 else self.gather(x, coords[0])
+
     def scatter(self, x, indices, values):
         if not (is_dask(x) or is_dask(indices) or is_dask(values)):
             return NUMPY.scatter(x, indices, values)
         out = da.asarray(x).copy()
-        out[self.to_numpy(indices) if is_dask(indices) else indices] = values
+        # (Dask writes by one vector of positions only: n-d positions and their values flattened)
+        indices = np.asarray(self.to_numpy(indices))
+        rest = tuple(out.shape[1:])
+        if indices.ndim != 1:
+            values = self.broadcast_to(values, indices.shape + rest) if np.ndim(values) else values
+            indices = indices.reshape(-1)
+            values = values.reshape((-1,) + rest) if np.ndim(values) else values
+        out[indices] = values
         return out
 
     def repeat(self, x, counts, axis: int = 0):
@@ -503,8 +428,9 @@ class DaskBackend(NumpyBackend):
         return da.take(da.asarray(x), positions, axis=axis)
 
     def resize(self, x, n: int):
-        if not is_dask(x):
-            return np.resize(x, n)
+        if not is_dask(x):  # (a fill past one block is lazy, as ``arange`` is)
+            atoms = max(1, block_bytes() // x.dtype.itemsize)
+            return np.resize(x, n) if n <= atoms or x.dtype == DTYPES[OBJECT] else positions.cyclic(x, n, atoms)
         return x[np.arange(n) % x.shape[0]] if n else x[:0]
 
     def select_items(self, x, mask):
@@ -562,6 +488,20 @@ class DaskBackend(NumpyBackend):
             return _fetched(x)
         with _Quiet():  # (every step: the loop computes its flags from this state right away)
             return x.persist()
+
+    def settle_branch(self, x):
+        """A value the branches of an ``if`` start from (the engine reads its flags on the host
+        next; in a recursion, each level's cells are computed from these): a small one comes into
+        the client, as a ``while``'s state does — the levels below are then NumPy's work — and a
+        larger one whose graph has grown is persisted, as a loop's accumulator is, so a recursion
+        of depth ``d`` is ``d`` bounded graphs, not one of ``d`` levels computed at every level
+        (depth 200/400/800 took 5.5/16/56 s).  Not a value that has not grown (an input): it stays
+        lazy, out of core."""
+        if not is_dask(x):
+            return x
+        if _local(x, _WHILE_BYTES):
+            return _fetched(x)
+        return _bounded(x, None)
 
     def require(self, ok, message: str, culprits: Sequence, fail) -> None:
         if not any(is_dask(c) for c in (ok, *culprits)):

@@ -37,13 +37,28 @@ def _kinds() -> tuple[type, ...]:
     return tuple(kinds)
 
 
+def _raised_by_dask(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised inside Dask itself (its innermost frame is in a ``dask`` module)."""
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    module = tb.tb_frame.f_globals.get("__name__", "")
+    return module == "dask" or module.startswith("dask.")
+
+
 def failure(exc: BaseException) -> RemoraBackendError | None:
-    """The located-to-be error for ``exc`` if it is a failure of the Dask machinery, else None."""
-    if not isinstance(exc, _kinds()):
-        return None
-    kind = next((_CAUSES[c.__name__] for c in type(exc).__mro__ if c.__name__ in _CAUSES), "")
+    """The located-to-be error for ``exc`` if it is a failure of the Dask machinery, or an operation
+    Dask does not have (its own ``NotImplementedError``, as n-d fancy indexing was: the API raised
+    it bare), else None.  A ``NotImplementedError`` of remora's own is a bug and stays one."""
     detail = " ".join(str(exc).split())
     detail = detail if len(detail) <= 160 else detail[:157] + "..."
     cause = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+    if isinstance(exc, NotImplementedError) and _raised_by_dask(exc):
+        return RemoraBackendError(f"the dask backend cannot run this: Dask does not support an operation it needs ({cause})")
+    if not isinstance(exc, _kinds()):
+        return None
+    kind = next((_CAUSES[c.__name__] for c in type(exc).__mro__ if c.__name__ in _CAUSES), "")
     return RemoraBackendError(f"the dask backend failed computing this value: {kind} ({cause})")
 

@@ -22,6 +22,9 @@ from .rebatch import restrict_closure, restrict_env, settle
 
 def if_(engine, e: E.EIf, env: dict, ienv: dict, batch: tuple) -> Val:
     xp = engine.xp
+    settle = getattr(xp, "settle_branch", None)  # (a lazy backend's: Dask's)
+    if settle is not None:
+        env = _settled(settle, env, e.free)
     cond = plain_val(engine.ev(e.cond, env, ienv, batch))
     if xp.tracing() and (cond.arr.size != 1 or not xp.known(cond.arr)):  # compiling: masked, no split
         return if_masked(engine, e, env, ienv, batch, cond)
@@ -59,6 +62,19 @@ def if_(engine, e: E.EIf, env: dict, ienv: dict, batch: tuple) -> Val:
             out = host.empty((n,) + cell) if host.is_host(part) else xp.empty((n,) + cell, xp.rep(part))
         out = xp.scatter(out, sel, part)
     return Val(xp.reshape(out, tf + cell), m)
+
+
+def _settled(settle, env: dict, free) -> dict:
+    """``env`` with the values the branches use from outside settled: the flags are read on the
+    host now, and in a recursion under the ``if`` each level's cells are computed from these — a
+    lazy backend bounds their graph here, or level ``d`` would compute levels ``1 … d−1`` again
+    (a recursion of depth ``d`` would cost ``d²``)."""
+    out = dict(env)
+    for x in free:
+        v = env.get(x)
+        if v is not None:
+            out[x] = Val(settle(v.arr), v.k)
+    return out
 
 
 def _on_cells(engine, branch, env, ienv, free, tf, sel, cell):

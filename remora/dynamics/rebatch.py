@@ -56,7 +56,7 @@ def restrict_env(xp: Backend, env: dict, names, tf: tuple, sel) -> dict:
             continue
         v = plain_val(v)
         ix = tuple(zeros if v.arr.shape[j] == 1 else coords[j] for j in range(v.k))
-        arr = v.arr[ix]
+        arr = xp.gather_cells(v.arr, ix)
         if host.is_host(arr):  # closures in it see those cells too (each restricted once)
             done: dict[int, object] = {}
 

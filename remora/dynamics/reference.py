@@ -22,7 +22,7 @@ from .. import backends
 from ..backends import Backend, host
 from ..backends.base import OBJECT
 from ..erasure import erased as E
-from ..errors import RemoraRuntimeError, relocate_library_error
+from ..errors import RemoraRuntimeError, located_at, relocate_library_error
 from ..limits import show_dims
 from ..primitives import PRIMITIVES
 from .runtime import (
@@ -78,7 +78,7 @@ class Reference:
             print(f"{rule:<9}{detail}", file=self.run.trace)
 
     def eval_form(self, form: E.EForm):
-        with self.xp.quiet():
+        with located_at(form.span), self.xp.quiet():  # (a failure the backend names, located here)
             if isinstance(form, E.EDefine):
                 self.globals[form.key] = self.ev(form.value, {}, {})
                 return self.globals[form.key]

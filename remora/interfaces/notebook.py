@@ -72,9 +72,9 @@ def _html(value: np.ndarray, typ: Type) -> str:
     if 0 in value.shape or value.ndim > 2:
         return f"<pre>{html.escape(layout.show(value, typ))}</pre>"
     if value.ndim == 0:
-        return _atom_html(value.tolist(), atom)
+        return _atom_html(_host(value), atom)
     matrix = value.reshape((1,) + value.shape) if value.ndim == 1 else value
-    host = matrix.tolist()  # (Python atoms, as the printer takes them)
+    host = _host(matrix)
     rows = _table_items(matrix.shape[0])
     cols = _table_items(matrix.shape[1])
     body = []
@@ -87,6 +87,12 @@ def _html(value: np.ndarray, typ: Type) -> str:
     return '<table class="remora-array">' + "".join(body) + "</table>"
 
 
+def _host(value: np.ndarray) -> Any:
+    """Python atoms, as the printer takes them; a ``Float32`` as its shortest text already (its
+    Python float would print all 17 digits of its 64-bit value)."""
+    return value.astype(str).tolist() if value.dtype == np.float32 else value.tolist()
+
+
 def _table_items(n: int) -> list[int | None]:
     if n <= TABLE_LIMIT:
         return list(range(n))
@@ -97,6 +103,8 @@ def _atom_html(x: Any, atom: Type) -> str:
     from .show import BoxValue, box_contents_type, show_atom
     from ..statics.indices import show_value_of_index
 
+    if isinstance(x, str):  # (a Float32's text)
+        return f"<code>{html.escape(x)}</code>"
     if isinstance(x, BoxValue):
         indices = " ".join(show_value_of_index(i) for i in x.indices)
         inner = _html(np.asarray(x.value), box_contents_type(x, atom))
@@ -165,10 +173,17 @@ class CellRunner:
             value = self.namespace.get(name, _MISSING)
             if isinstance(value, (bool, int, float, np.ndarray, np.generic)):
                 out.append((name, as_remora_array(name, value)))
+            elif _library_array(value):  # (a JAX or Dask array: its atoms, of its own dtype)
+                out.append((name, as_remora_array(name, np.asarray(value))))
         return out
 
 
 _MISSING = object()
+
+
+def _library_array(value: Any) -> bool:
+    """Whether ``value`` is an array of JAX or Dask (what JAX users have: ``float32`` by default)."""
+    return type(value).__module__.split(".")[0] in ("jax", "jaxlib", "dask") and hasattr(value, "dtype")
 
 
 def _shown(err: RemoraError) -> RemoraError:

@@ -78,7 +78,10 @@ def test_every_example_runs_on_jax(name, monkeypatch):
     code, out, err = _cli(["eval", "--backend=jax", str(EXAMPLES / f"{name}.rem"), *inputs], stdin)
     want = (EXAMPLES / f"{name}.out").read_text(encoding="utf-8")
     assert code == 0, err
-    assert same_text(out, want), f"{name} on jax:\n{out}\nexpected:\n{want}"
+    # (a program in single precision: XLA's reassociations and reciprocals change the last bits
+    # of a float32, whose relative precision is 6e-8)
+    rtol = 1e-6 if "Float32" in (EXAMPLES / f"{name}.rem").read_text(encoding="utf-8") else 1e-9
+    assert same_text(out, want, rtol), f"{name} on jax:\n{out}\nexpected:\n{want}"
 
 
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)

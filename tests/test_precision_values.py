@@ -142,8 +142,8 @@ def test_rounding_a_float32_makes_an_int32(name, fn, x):
 
 
 def test_rounding_out_of_the_result_types_range_is_a_run_time_error():
-    assert eval_error("(floor (float->float32 3e9))").message == "floor of 3000000000.0 has no Int32 value"
-    assert eval_error("(round (float->float32 (/ 0.0 0.0)))").message == "round of nan has no Int32 value"
+    assert eval_error("(floor (float->float32 3e9))").message.startswith("floor of 3000000000.0 has no Int32 value")
+    assert eval_error("(round (float->float32 (/ 0.0 0.0)))").message.startswith("round of nan has no Int32 value")
     assert eval_value("(int->int32 (floor 3e9))") == "-1294967296"  # (a Float's floor is an Int, then wrapped)
     # the context may ask for an Int: then the range is Int's
     assert eval_value("(+ 1 (int32->int (floor (float->float32 -2147483648.0))))") == "-2147483647"

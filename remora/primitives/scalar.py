@@ -99,7 +99,9 @@ def _to_int(rounding: str, what: str):
         low, high = int_range(target)
         r = getattr(xp, rounding)(a)
         ok = xp.isfinite(r) & (r >= float(low)) & (r < -float(low))
-        ctx.require(ok, f"{what} of {{!r}} has no {target} value", r)
+        wider = (f" (past Int32's range, {what} of a Float32 makes an Int where one is expected: an Int "
+                 "parameter, index's position)") if target == "Int32" else ""
+        ctx.require(ok, f"{what} of {{!r}} has no {target} value{wider}", r)
         return xp.astype(r, target)
 
     return impl

@@ -29,15 +29,14 @@ MEMORY_BOUND = {"dot products", "batched softmax", "1-D Jacobi", "Hotspot", "Pat
                 "triangular mat-vec", "histogram"}
 
 #: programs written for Int32 by hand: Game of Life's grid is Int32 but its rotation counts stay
-#: Ints, and its new cells, (select alive 1 0), are Int32 by a declared parameter (nothing else
-#: in the step fixes the literals' type)
+#: Ints, and its new cells, (bool->int alive), are Int32 by a declared parameter (nothing else
+#: in the step fixes the type bool->int makes)
 SOURCES32 = {
     "Game of Life": re.sub(r"\(Arr Int \(Shp (n m|m)\)\)", r"(Arr Int32 (Shp \1))", LIFE).replace(
         "(bool->int (or (= count 3) (and (= g 1) (= count 2))))",
-        "((λ ((alive (Arr Int32 (Shp n m)))) alive) (select (or (= count 3) (and (= g 1) (= count 2))) 1 0))"),
+        "((λ ((alive (Arr Int32 (Shp n m)))) alive) (bool->int (or (= count 3) (and (= g 1) (= count 2)))))"),
 }
-#: a histogram counts ones of its own integer type: (select flags 1 0) takes Int32 from the bins
-BOOL_TO_INT = re.compile(r"\(bool->int (\(outer = data bins\))\)")
+
 
 
 def single(w: Workload) -> Workload:
@@ -46,8 +45,8 @@ def single(w: Workload) -> Workload:
     source = re.sub(r"\bFloat\b", "Float32", w.source)
     if w.name in SOURCES32:
         source = SOURCES32[w.name]
-    elif ints:
-        source = BOOL_TO_INT.sub(r"(select \1 1 0)", re.sub(r"\bInt\b", "Int32", source))
+    elif ints:  # (the histogram's bool->int makes Int32s: its context, the bins, asks for them)
+        source = re.sub(r"\bInt\b", "Int32", source)
 
     def inputs(n: int, make=w.inputs) -> dict:
         return {k: narrowed(v, ints) for k, v in make(n).items()}

@@ -23,7 +23,7 @@ Two halves:
 64-bit: Remora's ``Int`` is ``int64`` and ``Float`` ``float64``, so an evaluation that makes them
 runs under ``jax.enable_x64(True)``, a scoped, thread-local setting: the user's own JAX code
 keeps whatever configuration it has.  One whose values are all ``Int32``, ``Float32`` and
-``Bool`` enters no 64-bit scope at all (spec D51; ``jax_ops.WIDTH``).  (A kept call of JAX
+``Bool`` enters no 64-bit scope at all (spec D51; ``jax_width.WIDTH``).  (A kept call of JAX
 arrays — :meth:`_Compiled.replay` — is the executable's own call and needs no scope.)
 """
 
@@ -44,7 +44,7 @@ from jax.extend.core import Var
 from .base import NodeTable
 from .jax_ops import EAGER, REP_OF_DTYPE, JaxOps, Untraceable, _is_host, _is_tracer, _x64, x64  # noqa: F401
 from .jax_ops import MAX_COLUMNS, columns
-from . import jax_ops
+from . import jax_ops, jax_width
 from .jax_compiled import _Compiled
 from .numpy_backend import NumpyBackend
 
@@ -149,9 +149,9 @@ def _dispatcher(name: str):
     def op(self, *args, **kwargs):
         if not self._tracing.depth:
             return eager(*args, **kwargs)
-        if not jax_ops.WIDTH.wide:  # (a narrow evaluation: nothing in it may need 64 bits)
+        if not jax_width.WIDTH.wide:  # (a narrow evaluation: nothing in it may need 64 bits)
             out = op_traced(self, *args, **kwargs)
-            jax_ops.check_narrow(name, args, out, positional)
+            jax_width.check_narrow(name, args, out, positional)
             return out
         return op_traced(self, *args, **kwargs)
 
@@ -283,7 +283,7 @@ class JaxBackend(NumpyBackend):
         if isinstance(x, jax.Array):
             return x
         x = np.asarray(x)
-        with jax_ops.x64_for(x.dtype):  # (a 64-bit array in the scope, a 32-bit one in none)
+        with jax_width.x64_for(x.dtype):  # (a 64-bit array in the scope, a 32-bit one in none)
             return jnp.asarray(x)
 
     @contextlib.contextmanager
@@ -307,13 +307,13 @@ class JaxBackend(NumpyBackend):
         # 32768 lanes: out of a ``cond`` they are a buffer XLA writes and reads back — 1.4× the
         # hand-written triangular product at 4000, int32 1.6×), widened where they are read.
         n, width = lanes.shape
-        small = jnp.int16 if width < 2**15 else jnp.int32 if width < 2**31 else jax_ops.index_dtype()
+        small = jnp.int16 if width < 2**15 else jnp.int32 if width < 2**31 else jax_width.index_dtype()
 
         def counted(g):
             return jnp.maximum(jnp.cumsum(g.astype(small), axis=1) - 1, 0)
 
         if lead is False:  # (known not to lead: in the other branch of padded.evaluated's cond)
-            return counted(lanes).astype(jax_ops.index_dtype())
+            return counted(lanes).astype(jax_width.index_dtype())
         # XLA's cumulative sum on the CPU is a log-depth scan: at 4000×4000 it alone took longer
         # than the whole hand-written triangular product (at 64×64 it doubled the product's
         # time).  When every row's lanes taken are a prefix of it (a triangle's rows, a kept
@@ -322,7 +322,7 @@ class JaxBackend(NumpyBackend):
         prefix = jnp.all(lanes[:, 1:] <= lanes[:, :-1])
         ranks = lax.cond(prefix, lambda g: jnp.broadcast_to(jnp.arange(width, dtype=small), (n, width)),
                          counted, lanes)
-        return ranks.astype(jax_ops.index_dtype())
+        return ranks.astype(jax_width.index_dtype())
 
     def cond(self, pred, if_true, if_false):
         if not _is_tracer(pred):
@@ -501,7 +501,7 @@ class JaxBackend(NumpyBackend):
                 entry = table.get(signature)
                 if entry is None:
                     entry = table[signature] = _Compiled(self, tuple([name for name, _, _ in signature]),
-                                                         jax_ops.wide_inputs(inputs.values()))
+                                                         jax_width.wide_inputs(inputs.values()))
         return entry
 
     def _eager(self, run: Callable[[dict], Any], inputs: dict) -> Any:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import jax
 import numpy as np
 
-from .jax_ops import NeedsX64, _x64, evaluation_width
+from .jax_width import NeedsX64, _x64, evaluation_width
 
 if TYPE_CHECKING:
     from .jax_backend import JaxBackend

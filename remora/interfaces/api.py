@@ -193,8 +193,7 @@ def _evaluate_on(backend: str, forms: list, last_type: Type, keys: tuple, arrays
     own (on a compiling backend, the call is kept as ``kept`` says: see :func:`through`)."""
     _refuse_functions(last_type, forms[-1].span, "the value of this program",
                       "remora.function(source) gives a Python callable for a function")
-    xp = backends.get(backend)
-    shared = prelude_values("frames", backend)  # (made once per process, never inside a trace)
+    xp, shared = backends.get(backend), prelude_values("frames", backend)  # (the prelude: never made in a trace)
 
     def run(values: dict) -> Any:
         """The whole program as a function of its inputs (compiled as one, on a compiling backend:

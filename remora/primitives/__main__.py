@@ -27,6 +27,8 @@ def table() -> str:
         note = prim.doc
         if prim.overload == "any":
             note += " (x: any atom type)"
+        elif prim.result_overload and not prim.overload:
+            note += " (y: " + " or ".join(in_order(prim.result_overload)) + ", by default Int)"
         elif prim.overload:
             note += " (x: " + " or ".join(in_order(prim.overload))
             if prim.result_overload:

@@ -136,7 +136,8 @@ scalar(
     "from-int", ["Int"], "x", lambda ctx, a: ctx.xp.astype(a, ctx.result_rep),
     "The Int as the numeric type its context asks for: (fold + (from-int 0) xs) sums Ints or Floats.", NUM,
 )
-scalar("bool->int", ["Bool"], "Int", lambda ctx, a: ctx.xp.astype(a, "Int"), "#t is 1, #f is 0.")
+scalar("bool->int", ["Bool"], "y", lambda ctx, a: ctx.xp.astype(a, ctx.result_rep), "#t is 1, #f is 0.",
+       result_over=INTEGRAL)
 
 # --- comparison and logic -----------------------------------------------------
 

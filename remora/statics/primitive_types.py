@@ -42,14 +42,13 @@ def primitive_type(prim: Primitive) -> Type:
 def instantiate(prim: Primitive, origin: str) -> Type:
     """The type of one occurrence: an overloaded atom type becomes a fresh unknown."""
     _, t, overload_var = _entry(prim)
-    if overload_var is None:
-        return t
-    allowed = None if prim.overload == ANY_ATOM else prim.overload
-    meta = AtomMeta(allowed, origin)
-    if prim.result_overload is None:
-        return subst(t, {overload_var: meta})  # type: ignore[arg-type]
-    result = AtomMeta(prim.result_overload, f"the result of {origin}", default=meta)
-    return subst(t, {overload_var: meta, _RESULT: result})  # type: ignore[dict-item]
+    unknowns: dict = {}
+    if overload_var is not None:
+        allowed = None if prim.overload == ANY_ATOM else prim.overload
+        unknowns[overload_var] = AtomMeta(allowed, origin)
+    if prim.result_overload is not None:  # (as wide as x, if there is an x; else Int)
+        unknowns[_RESULT] = AtomMeta(prim.result_overload, f"the result of {origin}", default=unknowns.get(overload_var))
+    return subst(t, unknowns) if unknowns else t
 
 
 def _entry(prim: Primitive) -> tuple[Primitive, Type, Optional[Var]]:

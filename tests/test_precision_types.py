@@ -268,3 +268,10 @@ def test_a_float32_literal_is_rounded_once_from_its_decimal():
     assert float(np.float32(float(text))) == 1.0
     assert round_to_float32(text) == 1 + 2**-23
     assert round_to_float32("1e39") is None and round_to_float32("-0.0") == 0.0
+
+
+def test_bool_to_int_makes_an_int32_where_its_context_asks_for_one():
+    assert check_type("(bool->int #t)") == "(Arr Int (Shp))"
+    assert check_type("(λ ((x [Int32])) (+ x (bool->int (> x 0))))").endswith("(Arr Int32 (Shp))) (Shp))")
+    assert check_type("(count [#t #f])") == "(Arr Int (Shp))"  # (the prelude's count stays an Int)
+    assert check_types("(define f bool->int)") == ["(Arr (-> ((Arr Bool (Shp))) (Arr Int (Shp))) (Shp))"]

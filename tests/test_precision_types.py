@@ -275,3 +275,9 @@ def test_bool_to_int_makes_an_int32_where_its_context_asks_for_one():
     assert check_type("(λ ((x [Int32])) (+ x (bool->int (> x 0))))").endswith("(Arr Int32 (Shp))) (Shp))")
     assert check_type("(count [#t #f])") == "(Arr Int (Shp))"  # (the prelude's count stays an Int)
     assert check_types("(define f bool->int)") == ["(Arr (-> ((Arr Bool (Shp))) (Arr Int (Shp))) (Shp))"]
+
+
+def test_branches_and_cells_of_two_precisions_name_the_conversion():
+    for source in ("(λ ((a [Float32]) (b [Float])) (if #t a b))", "(λ ((a [Float32]) (b [Float])) [a b])"):
+        message = type_error(source).message
+        assert "float32->float or float->float32 on one of them" in message, message

@@ -43,6 +43,16 @@ def on_one_of_them(a: str, b: str) -> str:
     return f"; {PREFACE}use {text} on one of them"
 
 
+def arrays_differ(a: Type, b: Type) -> str:
+    """The hint for two array types whose atoms are different numeric types (an ``if``'s
+    branches, a frame's cells): the conversion to write on one of them; else empty."""
+    a, b = prune(a), prune(b)
+    if not (isinstance(a, TArr) and isinstance(b, TArr)):
+        return ""
+    x, y = numeric_name(a.atom), numeric_name(b.atom)
+    return on_one_of_them(x, y) if x and y else ""
+
+
 def convert(given: str, wanted: str, written: S.Expr | None = None) -> str:
     """How to make an argument of type ``given`` the ``wanted`` one: rewrite it where it is a
     number literal of the other class (``2`` where a Float is wanted: ``2.0``), else the

@@ -51,7 +51,7 @@ from .types import (
     subst,
     zonk,
 )
-from .conversions import atom_mismatch
+from .conversions import arrays_differ, atom_mismatch
 from .literals import check_literals
 from .unify import default_metas, unify
 
@@ -519,7 +519,7 @@ def _cells_differ(first: TArr, other: Type, i: int) -> str:
     msg = f"the cells of a frame must have one type: cell 1 has type {show_type(first)}, but cell {i} has type {show_type(other)}"
     if isinstance(other, TArr) and other.shape != first.shape:
         msg += counterexample_clause(first.shape, other.shape, "equal")
-    return msg
+    return msg + arrays_differ(first, other)
 
 
 def _box_mismatch(actual: Type, expected: Type, sigma: TSigma, indices: list[Index]) -> str:

@@ -96,6 +96,9 @@ def is_open(t: Type) -> bool:
 
 
 def atom_mismatch(i, arg, arg_atom, param_atom, name, e, args, fun) -> str:
+    """Why argument ``i`` of the application ``e`` (of ``name``, a function of type ``fun``) does
+    not fit: its atom type against the parameter's, with the conversion — or the literal — to
+    write where both are numeric."""
     overloaded = isinstance(param_atom, AtomMeta)  # before pruning: was it an overloaded unknown?
     param_meta = prune(param_atom)
     given, wanted = as_written(arg_atom), as_written(param_atom)

@@ -42,7 +42,7 @@ def _life(grid):
             + jnp.roll(up, -1, axis=1) + jnp.roll(up, 1, axis=1)
             + jnp.roll(down, -1, axis=1) + jnp.roll(down, 1, axis=1)
         )
-        return ((count == 3) | ((g == 1) & (count == 2))).astype(jnp.int64)
+        return ((count == 3) | ((g == 1) & (count == 2))).astype(grid.dtype)
 
     return lax.fori_loop(0, 20, step, grid)
 
@@ -67,7 +67,7 @@ def _mriq(xs, ks, phi):
 
 
 def _histogram(data, bins):
-    return (data[:, None] == bins[None, :]).astype(jnp.int64).sum(axis=0)
+    return (data[:, None] == bins[None, :]).astype(data.dtype).sum(axis=0, dtype=data.dtype)
 
 
 def _hotspot(temp, power):

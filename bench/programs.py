@@ -180,7 +180,7 @@ def _life_numpy(grid):
             + np.roll(up, -1, axis=1) + np.roll(up, 1, axis=1)
             + np.roll(down, -1, axis=1) + np.roll(down, 1, axis=1)
         )
-        g = ((count == 3) | ((g == 1) & (count == 2))).astype(np.int64)
+        g = ((count == 3) | ((g == 1) & (count == 2))).astype(grid.dtype)
     return g
 
 
@@ -216,7 +216,7 @@ def _mandelbrot_numpy(points):
         x2 = x * x - y * y + cx
         y2 = 2.0 * (x * y) + cy
         x, y = np.where(inside, x2, x), np.where(inside, y2, y)
-        count = count + np.where(inside, 1.0, 0.0)
+        count = count + inside.astype(cx.dtype)  # (1.0 where inside: in the points' own precision)
     return count
 
 
@@ -287,7 +287,7 @@ def _histogram_inputs(n: int) -> dict:
 
 
 def _histogram_numpy(data, bins):
-    return (data[:, None] == bins[None, :]).astype(np.int64).sum(axis=0)
+    return (data[:, None] == bins[None, :]).astype(data.dtype).sum(axis=0, dtype=data.dtype)
 
 
 # --- Hotspot (2-D stencil) ----------------------------------------------------------------------
@@ -413,7 +413,7 @@ def _fold_inputs(n: int) -> dict:
 
 def _fold_numpy(xs):
     """What a NumPy user writes for a sequential recurrence: a Python loop of NumPy scalar operations."""
-    acc = np.float64(0.0)
+    acc = xs.dtype.type(0.0)
     for i in range(len(xs) - 1, -1, -1):
         acc = acc * 0.5 + xs[i]
     return acc

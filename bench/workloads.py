@@ -16,7 +16,12 @@ garbage collector off; memory by tracemalloc in a separate run.
 - ``--backend=jax``: Remora on the JAX backend (``remora.evaluate(..., backend="jax")``, inputs
   already JAX arrays, results waited for) against the idiomatic NumPy version and against the
   same computation written by hand with ``jax.jit`` (``bench/jax_versions.py``); compile time
-  (the first call's, less a compiled call's) reported apart, excluded from the ratios.
+  (the first call's, less a compiled call's) reported apart, excluded from the ratios;
+- ``--dtype=float32``: every workload in single precision (``bench/precision.py``): ``Float32``
+  (and ``Int32`` integer data) against the same NumPy / ``jax.jit`` versions given ``float32``
+  arrays; with ``--backend=jax`` also Remora on JAX in ``Float32`` against Remora on JAX in
+  ``Float`` (the ``/Float`` column), and the hand-written versions run in JAX's default 32-bit
+  configuration, as a JAX user runs them.
 """
 
 from __future__ import annotations
@@ -44,14 +49,15 @@ def agree(got, want, rtol: float) -> bool:
     return bool(np.array_equal(got, want))
 
 
-def measure(w: Workload, n: int, timing: bool, repeat: int = 5, engine: str = "plans") -> dict:
+def measure(w: Workload, n: int, timing: bool, repeat: int = 5, engine: str = "plans", same=agree) -> dict:
+    """``same``: how results are compared (``precision.agree`` in single precision)."""
     inputs = w.inputs(n)
     start = time.perf_counter()
     prepared = prepare(w.source, **inputs)
     check = time.perf_counter() - start
     run = prepared.runner(engine)
     got, want = run(), w.numpy(**inputs)
-    if not agree(got, want, w.rtol):
+    if not same(got, want, w.rtol):
         raise AssertionError(f"{w.name} at n={n}: Remora and NumPy disagree")
     row = {"name": w.name, "n": n, "check": check, "ok": True}
     if timing:
@@ -156,8 +162,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--write", metavar="FILE", help="also write the tables as Markdown to FILE")
     parser.add_argument("--backend", choices=["numpy", "jax"], default="numpy",
                         help="jax: Remora on the JAX backend against NumPy and hand-written jax.jit")
+    parser.add_argument("--dtype", choices=["float64", "float32"], default="float64",
+                        help="float32: every workload in Float32 (and Int32 data) against float32 versions")
     args = parser.parse_args(argv)
     selected = [w for w in WORKLOADS if not args.only or w.name in args.only]
+    same = agree
+    if args.dtype == "float32":
+        from . import precision
+
+        selected, same = [precision.single(w) for w in selected], precision.agree
     if args.backend == "jax":
         return jax_main(argv, args, selected)
     lines = [f"# {datetime.date.today()}  {machine()}", f"# python -m bench {' '.join(argv)}".rstrip(), HEADER]
@@ -167,7 +180,7 @@ def main(argv: list[str]) -> int:
         sizes = [w.quick] if args.quick else list(w.sweep) if args.sweep else [min(w.sweep)] if args.smallest \
             else [w.large]
         for n in sizes:
-            row = measure(w, n, timing=not args.quick, engine=args.engine)
+            row = measure(w, n, timing=not args.quick, engine=args.engine, same=same)
             rows.append(row)
             lines.append(format_row(row))
             print(lines[-1], flush=True)
@@ -194,8 +207,11 @@ JAX_HEADER = (
 )
 
 
-def measure_jax(w: Workload, n: int, timing: bool, repeat: int = 5) -> dict:
-    """Remora on the JAX backend at size ``n`` against NumPy and the hand-written ``jax.jit``."""
+def measure_jax(w: Workload, n: int, timing: bool, repeat: int = 5, same=agree, wide: Workload | None = None) -> dict:
+    """Remora on the JAX backend at size ``n`` against NumPy and the hand-written ``jax.jit``;
+    ``wide``: the same workload in 64 bits, whose Remora time on JAX the ``/Float`` column divides by."""
+    import contextlib
+
     import jax
 
     import remora
@@ -204,7 +220,10 @@ def measure_jax(w: Workload, n: int, timing: bool, repeat: int = 5) -> dict:
     from .jax_versions import VERSIONS
 
     inputs = w.inputs(n)
-    with x64():
+    # (64-bit arrays are made in JAX's 64-bit scope; a single-precision workload's hand-written
+    # version runs in JAX's default configuration, as its user would run it)
+    scope = x64 if any(np.asarray(v).dtype.itemsize == 8 for v in inputs.values()) else contextlib.nullcontext
+    with scope():
         device = {k: jax.device_put(v) for k, v in inputs.items()}
     by_hand = VERSIONS[w.name]
 
@@ -212,7 +231,7 @@ def measure_jax(w: Workload, n: int, timing: bool, repeat: int = 5) -> dict:
         return remora.evaluate(w.source, backend="jax", **device).block_until_ready()
 
     def jitted():
-        with x64():
+        with scope():
             return by_hand(**device).block_until_ready()
 
     start = time.perf_counter()
@@ -222,7 +241,7 @@ def measure_jax(w: Workload, n: int, timing: bool, repeat: int = 5) -> dict:
     hand = jitted()
     hand_first = time.perf_counter() - start
     want = w.numpy(**inputs)
-    if not (agree(got, want, max(w.rtol, 1e-9)) and agree(hand, want, max(w.rtol, 1e-9))):
+    if not (same(got, want, max(w.rtol, 1e-9)) and same(hand, want, max(w.rtol, 1e-9))):
         raise AssertionError(f"{w.name} at n={n}: Remora on JAX, jax.jit and NumPy disagree")
     row = {"name": w.name, "n": n, "ok": True}
     if timing:
@@ -237,6 +256,13 @@ def measure_jax(w: Workload, n: int, timing: bool, repeat: int = 5) -> dict:
         row["jit_compile"] = max(hand_first - row["jit"], 0.0)
         row["ratio"] = row["remora"] / row["numpy"]
         row["vs_jit"] = row["remora"] / row["jit"]
+        if wide is not None:
+            with x64():
+                wide_inputs = {k: jax.device_put(v) for k, v in wide.inputs(n).items()}
+            remora.evaluate(wide.source, backend="jax", **wide_inputs).block_until_ready()
+            row["float"] = best_time(lambda: remora.evaluate(wide.source, backend="jax", **wide_inputs)
+                                     .block_until_ready(), repeat)
+            row["vs_float"] = row["remora"] / row["float"]
     return row
 
 
@@ -246,22 +272,32 @@ def format_jax_row(r: dict) -> str:
     return (
         f"{r['name']:<20}{r['n']:>10}{_fine_ms(r['remora']):>15}{_ms(r['compile']):>12}{_fine_ms(r['numpy']):>10}"
         f"{_fine_ms(r['jit']):>12}{r['ratio']:>7.2f}×{r['vs_jit']:>9.2f}×"
+        + (f"{_fine_ms(r['float']):>12}{r['vs_float']:>7.2f}×" if "float" in r else "")
     )
 
 
 def jax_main(argv: list[str], args, selected: list[Workload]) -> int:
-    """``--backend=jax``: the JAX table, at the quick, large or every sweep size."""
+    """``--backend=jax``: the JAX table, at the quick, large or every sweep size (with
+    ``--dtype=float32``, Remora on JAX in ``Float`` too: the ``/Float`` column)."""
     import jax
 
+    single = args.dtype == "float32"
+    header = JAX_HEADER + (f"{'Float ms':>12}{'/Float':>8}" if single else "")
     lines = [f"# {datetime.date.today()}  {machine()}, JAX {jax.__version__} ({jax.default_backend()})",
-             f"# python -m bench {' '.join(argv)}".rstrip(), JAX_HEADER]
+             f"# python -m bench {' '.join(argv)}".rstrip(), header]
     print("\n".join(lines), flush=True)
+    if single:
+        from . import precision
+
+        same, wide = precision.agree, {w.name: w for w in WORKLOADS}
+    else:
+        same, wide = agree, {}
     rows = []
     for w in selected:
         sizes = [w.quick] if args.quick else list(w.sweep) if args.sweep else [min(w.sweep)] if args.smallest \
             else [w.large]
         for n in sizes:
-            rows.append(measure_jax(w, n, timing=not args.quick))
+            rows.append(measure_jax(w, n, timing=not args.quick, same=same, wide=wide.get(w.name)))
             lines.append(format_jax_row(rows[-1]))
             print(lines[-1], flush=True)
     timed = [r for r in rows if "ratio" in r]
@@ -274,6 +310,12 @@ def jax_main(argv: list[str], args, selected: list[Workload]) -> int:
                          f"to jax.jit median {statistics.median(r['vs_jit'] for r in at):.2f}×, "
                          f"largest {max(r['vs_jit'] for r in at):.2f}×")
             print(lines[-1])
+            bound = [r["vs_float"] for r in at if "vs_float" in r and r["name"] in precision.MEMORY_BOUND] \
+                if single else []
+            if bound:
+                lines.append(f"{label} sizes, memory-bound workloads: Float32 / Float on JAX median "
+                             f"{statistics.median(bound):.2f}×, largest {max(bound):.2f}×")
+                print(lines[-1])
     if args.write:
         with open(args.write, "w", encoding="utf-8") as f:
             f.write("```\n" + "\n".join(lines) + "\n```\n")

@@ -167,8 +167,17 @@ def is_prefix(a, b) -> bool:
 
 # ------------------------------------------------------------------------------------ types
 
-BASE = ("Int", "Float", "Bool")
-NUMERIC = ("Int", "Float")
+BASE = ("Int", "Float", "Int32", "Float32", "Bool")
+NUMERIC = ("Int", "Float", "Int32", "Float32")
+INTS, FLOATS = ("Int", "Int32"), ("Float", "Float32")
+#: how conversion primitives spell each numeric type (int->float32)
+SPELLING = {"Int": "int", "Float": "float", "Int32": "int32", "Float32": "float32"}
+
+
+def family(a) -> object:
+    """The 64-bit type of a numeric type's family (Int32 is an Int, Float32 a Float), else ``a``:
+    what the generator decides by (which primitives, which literals)."""
+    return "Int" if a in INTS else "Float" if a in FLOATS else a
 
 
 @dataclass(frozen=True)
@@ -203,7 +212,7 @@ class Poly:
 
 @dataclass(frozen=True)
 class Ty:
-    atom: object  # "Int" | "Float" | "Bool" | BoxD | BoxS | Fn
+    atom: object  # "Int" | "Float" | "Int32" | "Float32" | "Bool" | BoxD | BoxS | Fn
     shape: tuple = ()
 
 
@@ -505,6 +514,7 @@ class Program:
 
 
 INT_LITS = ["0", "1", "2", "3", "-1", "5", "7", "-4", "10", "42", "-13", "100"]
+INT32_EDGE_LITS = ["2147483647", "-2147483648", "65536", "46341"]  # (Int32 arithmetic wraps around)
 BIG_INT_LITS = ["4611686018427387904", "-9223372036854775808", "9223372036854775807", "1000000007"]
 FLOAT_LITS = ["0.0", "1.0", "0.5", "-1.5", "2.25", "3.0", "-0.25", "10.0", "0.1", "-7.0", "1e-05", "-0.0"]
 # Known bugs of remora that the generator steers around, so the properties can pass while a bug
@@ -597,10 +607,14 @@ class Gen:
 
     def rand_atom(self, allow_box=True):
         k = self.int(0, 19)
-        if k < 8:
+        if k < 7:
             return "Int"
-        if k < 13:
+        if k < 11:
             return "Float"
+        if k < 12:
+            return "Int32"
+        if k < 13:
+            return "Float32"
         if k < 18 or not allow_box:
             return "Bool"
         return self.rand_box_atom()
@@ -630,7 +644,9 @@ class Gen:
     def lit_atom(self, a) -> str:
         if a == "Int":
             return self.pick(BIG_INT_LITS) if self.chance(3) else self.pick(INT_LITS)
-        if a == "Float":
+        if a == "Int32":
+            return self.pick(INT32_EDGE_LITS) if self.chance(10) else self.pick(INT_LITS)
+        if a in FLOATS:
             return self.pick(FLOAT_LITS)
         if a == "Bool":
             return self.pick(["#t", "#f"])
@@ -643,8 +659,20 @@ class Gen:
         raise TypeError(a)
 
     def lit_array(self, a, sh) -> str:
-        """A literal (a value) of a concrete shape."""
+        """A literal of a concrete shape.  A number literal is weak (contract §10): it is an
+        Int32 or a Float32 only where its context says so, so one of those is written where its
+        type is fixed — a parameter declared with it, or a conversion of the 64-bit literal."""
         sh = tuple(sh)
+        if a in ("Int32", "Float32") and 0 not in sh:
+            text = self.lit_array_plain(a, sh)
+            if self.chance(70):
+                c = self.fresh("c")
+                return f"(({self.lam()} (({c} {self.ty_src(Ty(a, sh))})) {c}) {text})"
+            return f"({SPELLING[family(a)]}->{SPELLING[a]} {text})"
+        return self.lit_array_plain(a, sh)
+
+    def lit_array_plain(self, a, sh) -> str:
+        """A literal of a concrete shape, its atoms as written."""
         if not sh:
             return self.lit_atom(a)
         if 0 in sh:
@@ -669,26 +697,37 @@ class Gen:
     def convert(self, text: str, src, dst) -> str:
         if src == dst:
             return text
-        if src == "Int":
-            if dst == "Float":
-                return f"(int->float {text})"
+        if src in INTS:
+            if dst in NUMERIC:  # (int->float, int->int32, int32->float32, …)
+                return f"({SPELLING[src]}->{SPELLING[dst]} {text})"
             return self.pick([f"(< {text} 3)", f"(= (mod {text} 2) 0)", f"(>= {text} 0)"])
-        if src == "Float":
-            if dst == "Int":
-                return self.to_int(text)
+        if src in FLOATS:
+            if dst in INTS:
+                return self.to_int(text, src, dst)
+            if dst in FLOATS:
+                return f"({SPELLING[src]}->{SPELLING[dst]} {text})"
             return self.pick([f"(< {text} 0.5)", f"(> {text} -1.0)"])
         # Bool
         if dst == "Int":
             return f"(bool->int {text})"
-        return self.pick([f"(int->float (bool->int {text}))", f"(select {text} 1.5 -2.5)"])
+        if dst == "Float":
+            return self.pick([f"(int->float (bool->int {text}))", f"(select {text} 1.5 -2.5)"])
+        if dst == "Float32":  # (-2.5 takes Float32 from the other operand: a weak literal)
+            return self.pick([f"(int->float32 (bool->int {text}))", f"(select {text} (float->float32 1.5) -2.5)"])
+        return self.pick([f"(int->int32 (bool->int {text}))", f"(select {text} 1 (int->int32 0))"])
 
-    def to_int(self, text: str) -> str:
-        """A Float made an Int without run-time errors: nan, infinities and big values become 0."""
+    def to_int(self, text: str, src="Float", dst="Int") -> str:
+        """A float made an integer without run-time errors: nan, infinities and big values become
+        0.  ``floor`` and its kin make an integer as wide as their argument; the other width is
+        converted to."""
         op = self.pick(["floor", "round", "ceiling", "truncate"])
         if re.fullmatch(r"[\w%]+", text):
-            return f"({op} (select (< (abs {text}) 1000.0) {text} 0.5))"
-        v = self.fresh("g")
-        return f"(let (({v} {text})) ({op} (select (< (abs {v}) 1000.0) {v} 0.5)))"
+            made = f"({op} (select (< (abs {text}) 1000.0) {text} 0.5))"
+        else:
+            v = self.fresh("g")
+            made = f"(let (({v} {text})) ({op} (select (< (abs {v}) 1000.0) {v} 0.5)))"
+        wide = "Int" if src == "Float" else "Int32"
+        return made if wide == dst else f"({SPELLING[wide]}->{SPELLING[dst]} {made})"
 
     # ---- the generator proper
 
@@ -723,7 +762,7 @@ class Gen:
                 (4, self.hof),
                 (5 if sc.funcs else 0, self.call),
                 (3, self.if_),
-                (2 if a in ("Int", "Float") else 0, self.while_),
+                (2 if a in NUMERIC else 0, self.while_),
             ]
         else:
             opts += [
@@ -769,9 +808,9 @@ class Gen:
         e = lambda atom, frame: self.expr(Ty(atom, frame), sc, depth)  # noqa: E731
         if a in NUMERIC:
             kinds = ["bin", "bin", "bin", "unary", "div", "expt", "select", "from-int", "conv"]
-            if a == "Float" and "float-expt" in AVOID:
+            if a in FLOATS and "float-expt" in AVOID:
                 kinds.remove("expt")
-            if a == "Float":
+            if a in FLOATS:
                 kinds += ["float-fn"]
             kind = self.pick(kinds)
         else:
@@ -782,7 +821,7 @@ class Gen:
             if kind == "not":
                 return f"(not {e(a, sh)})"
             if kind == "float-fn":
-                x = e("Float", sh)
+                x = e(a, sh)
                 return self.pick([
                     f"(sqrt (abs {x}))", f"(exp (min 3.0 {x}))", f"(log (+ 1.0 (abs {x})))",
                     f"(sin {x})", f"(cos {x})", f"(atan {x})",
@@ -802,16 +841,16 @@ class Gen:
                 args.reverse()
             return f"({op} {args[0]} {args[1]})"
         if kind == "div":
-            op = "/" if a == "Float" else self.pick(["/", "mod"])
-            if a == "Int" and self.chance(25):
+            op = "/" if a in FLOATS else self.pick(["/", "mod"])
+            if a in INTS and self.chance(25):
                 return f"({op} {e(a, sh)} {self.pick(['2', '3', '-3', '7'])})"
             x, y = e(a, f1), e(a, f2)
-            if a == "Float":
+            if a in FLOATS:
                 return self.pick([f"(/ {x} {y})", f"(/ {x} (+ 1.0 (abs {y})))"])
             return self.pick([f"({op} {x} (+ 1 (abs {y})))", f"({op} {x} (max 1 {y}))"])
         if kind == "expt":
             x, y = e(a, f1), e(a, f2)
-            if a == "Int":
+            if a in INTS:
                 return f"(expt {x} (mod {y} 3))"
             return f"(expt (+ 0.5 (abs {x})) (min 2.0 (max -2.0 {y})))"
         if kind == "cmp":
@@ -840,7 +879,7 @@ class Gen:
         """A counting ``while`` lifted over the frame of its initial values (clamped, so every
         cell stops within a few dozen steps, each after its own number of them)."""
         x, y = self.fresh("x"), self.fresh("x")
-        if ty.atom == "Int":
+        if ty.atom in INTS:
             limit, step, lo, hi = str(self.int(-2, 12)), str(self.int(1, 3)), "-5", "20"
         else:
             limit, step, lo, hi = f"{self.int(-2, 12)}.5", "1.25", "-5.0", "20.0"
@@ -1060,7 +1099,7 @@ class Gen:
         frame = sh[: len(sh) - len(r)]
         param = subst_shape(tp.param, tp.ivar, v) if tp.ivar else tp.param
         arg = self.expr(Ty(ty.atom, frame + param), sc, depth)
-        if self.chance(75):
+        if self.chance(50):
             return f"({name} {arg})"  # the parameter's rank is fixed: its frame is the rest
         fn = f"(i-app {name} {show_index(v)})" if tp.ivar else name
         return f"((t-app {fn} {show_atom(ty.atom)}) {arg})"
@@ -1307,11 +1346,11 @@ class Gen:
         opts = []
         if a in NUMERIC:
             opts += ["sum", "product", "maximum", "minimum"]
-            inner = a == "Int" or "float-inner" not in AVOID
+            inner = a in INTS or "float-inner" not in AVOID
             opts += ["dot"] if inner else []
             if inner and len(sh) >= 2 and is_dim(sh[-1]) and is_dim(sh[-2]):
                 opts += ["matmul"]
-        if a == "Float":
+        if a in FLOATS:
             opts += ["mean"]
         if a == "Int":
             opts += ["count"]
@@ -1329,7 +1368,7 @@ class Gen:
                 n = self.int(1, 4) if self.chance(80) else dadd(self.rand_dim(sc), 1)
             else:
                 n = self.rand_dim(sc)
-            b = {"mean": "Float", "count": "Bool", "any": "Bool", "all": "Bool"}.get(kind, a)
+            b = {"count": "Bool", "any": "Bool", "all": "Bool"}.get(kind, a)
             return self.app(kind, [(Ty(b, sh + (n,)), None)], [len(sh)], [b], sc, depth)
         if kind == "dot":
             n = self.rand_dim(sc)
@@ -1393,10 +1432,10 @@ class Gen:
             ops = {"Int": ["+", "*", "max", "min"], "Float": ["+", "max", "min", "*"],
                    "Bool": ["and", "or", "xor"]}
             if self.chance(60):
-                f = self.pick(ops[a])
+                f = self.pick(ops[family(a)])
             else:
                 x, y = self.fresh("x"), self.fresh("x")
-                op = self.pick(ops[a])
+                op = self.pick(ops[family(a)])
                 f = f"({self.lam()} (({x} {self.ty_src(Ty(a, c))}) ({y} {self.ty_src(Ty(a, c))})) ({op} {x} {y}))"
             k = self.int(1, 4) if self.chance(85) or not sc.dims else dadd(dvar(self.pick(sc.dims)), 1)
             xs = self.expr(Ty(a, g + (k,) + s), sc, depth)
@@ -1418,11 +1457,11 @@ class Gen:
             t, c, f_, r = a, (), tuple(rest), ()
             ops = {"Int": ["+", "-", "*", "max", "min"], "Float": ["+", "-", "max", "min", "*"],
                    "Bool": ["and", "or", "xor"]}
-            if a == "Float" and kind == "scan" and "float-scan-prim" in AVOID:
+            if a in FLOATS and kind == "scan" and "float-scan-prim" in AVOID:
                 ops["Float"] = ["-"]
-            if a == "Float" and kind == "fold" and "float-fold-minmax" in AVOID:
+            if a in FLOATS and kind == "fold" and "float-fold-minmax" in AVOID:
                 ops["Float"] = ["+", "-", "*"]
-            f = self.pick(ops[a])
+            f = self.pick(ops[family(a)])
         else:
             x, acc = self.fresh("x"), self.fresh("acc")
             inner = sc.bind(x, Ty(t, c)).bind(acc, Ty(a, r))
@@ -1619,11 +1658,12 @@ FIRST_ORDER = {
     "iota": (["Int"], lambda t, i: BoxS("Int")), "reshape": (["Int", "t"], lambda t, i: BoxS(t)),
     "sum": (["t"], lambda t, i: t), "product": (["t"], lambda t, i: t),
     "maximum": (["t"], lambda t, i: t), "minimum": (["t"], lambda t, i: t),
-    "mean": (["Float"], lambda t, i: "Float"), "count": (["Bool"], lambda t, i: "Int"),
+    "mean": (["t"], lambda t, i: t), "count": (["Bool"], lambda t, i: "Int"),
     "any": (["Bool"], lambda t, i: "Bool"), "all": (["Bool"], lambda t, i: "Bool"),
     "dot": (["t", "t"], lambda t, i: t), "matmul": (["t", "t"], lambda t, i: t),
 }
 NUMERIC_ONLY = {"sum", "product", "maximum", "minimum", "dot", "matmul"}
+FLOATING_ONLY = {"mean"}
 
 RESULT_SHAPES = {
     "head": lambda i: i["s"], "tail": lambda i: i["s"],
@@ -1642,7 +1682,7 @@ def application(src) -> tuple[str, str | None]:
     g = Gen(src)
     name = g.pick(sorted(FIRST_ORDER))
     atoms, result_atom = FIRST_ORDER[name]
-    t = g.pick(NUMERIC if name in NUMERIC_ONLY else BASE)
+    t = g.pick(FLOATS if name in FLOATING_ONLY else NUMERIC if name in NUMERIC_ONLY else BASE)
     shapes, args = [], []
     for atom in atoms:
         atom = t if atom == "t" else atom

@@ -30,7 +30,7 @@ def data(tmp_path):
     (tmp_path / "big.txt").write_text("99999999999999999999\n")
     np.save(tmp_path / "v.npy", np.arange(4, dtype=np.int64))
     np.save(tmp_path / "b.npy", np.array([True, False]))
-    np.save(tmp_path / "i32.npy", np.arange(3, dtype=np.int32))
+    np.save(tmp_path / "u8.npy", np.arange(3, dtype=np.uint8))
     return tmp_path
 
 
@@ -69,8 +69,9 @@ def test_non_numeric_file_is_located_at_the_token(capsys, data):
 
 
 def test_npy_of_another_dtype_names_it(capsys, data):
-    code, _, err = run(capsys, "eval", "-e", "r", f"r={data}/i32.npy")
-    assert code == 1 and "dtype int32" in err and err.startswith(f"{data}/i32.npy:1:1: error:")
+    code, _, err = run(capsys, "eval", "-e", "r", f"r={data}/u8.npy")
+    assert code == 1 and "dtype uint8" in err and err.startswith(f"{data}/u8.npy:1:1: error:")
+    assert ".astype(numpy.int32)" in err
 
 
 def test_missing_file_is_an_io_error(capsys, data):

@@ -34,7 +34,7 @@ NAMES = [p.stem for p in PROGRAMS]
 REQUIRED = [
     "paper", "matmul", "softmax", "l1-distances", "nbody", "heat", "life", "mandelbrot",
     "histogram", "ragged", "triangular", "read-nums", "dot",
-    "newton", "gcd", "collatz", "median", "kmeans", "safe-division",
+    "newton", "gcd", "collatz", "median", "kmeans", "safe-division", "image-filter", "softmax-float32",
 ]
 
 

@@ -78,7 +78,10 @@ def test_every_example_runs_on_jax(name, monkeypatch):
     code, out, err = _cli(["eval", "--backend=jax", str(EXAMPLES / f"{name}.rem"), *inputs], stdin)
     want = (EXAMPLES / f"{name}.out").read_text(encoding="utf-8")
     assert code == 0, err
-    assert same_text(out, want), f"{name} on jax:\n{out}\nexpected:\n{want}"
+    # (a program in single precision: XLA's reassociations and reciprocals change the last bits
+    # of a float32, whose relative precision is 6e-8)
+    rtol = 1e-6 if "Float32" in (EXAMPLES / f"{name}.rem").read_text(encoding="utf-8") else 1e-9
+    assert same_text(out, want, rtol), f"{name} on jax:\n{out}\nexpected:\n{want}"
 
 
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
@@ -171,10 +174,16 @@ def test_boxes_come_back_holding_jax_arrays():
     assert np.asarray(box.value).tolist() == [[0, 1, 2], [3, 4, 5]]
 
 
-def test_a_jax_array_of_32_bit_atoms_is_refused_with_the_dtype():
-    x = jnp.arange(3, dtype=jnp.int32)
-    with pytest.raises(remora.RemoraTypeError, match="int32"):
-        remora.evaluate("(+ x 1)", x=x, backend="jax")
+def test_a_jax_array_of_32_bit_atoms_is_an_int32_input_and_the_result_keeps_its_dtype():
+    x = jnp.arange(3, dtype=jnp.int32)  # (contract §10: what JAX makes by default)
+    out = remora.evaluate("(+ x 1)", x=x, backend="jax")
+    assert out.dtype == jnp.int32 and np.asarray(out).tolist() == [1, 2, 3]
+
+
+def test_a_jax_array_of_another_dtype_is_refused_with_the_dtype():
+    x = jnp.ones(3, dtype=jnp.float16)
+    with pytest.raises(remora.RemoraTypeError, match="float16"):
+        remora.evaluate("(+ x 1.0)", x=x, backend="jax")
 
 
 def test_a_function_compiles_once_per_argument_signature():
@@ -225,10 +234,10 @@ def test_a_new_signature_is_still_checked_after_compiled_calls():
     for _ in range(2):
         assert np.asarray(f(good)).tolist() == [0, 2, 4]
         assert np.asarray(remora.evaluate("(+ x 1)", x=good, backend="jax")).tolist() == [1, 2, 3]
-    with pytest.raises(remora.RemoraTypeError, match="int32"):
+    with pytest.raises(remora.RemoraTypeError, match="Int32.*int32->int"):
         f(jnp.arange(3, dtype=jnp.int32))
-    with pytest.raises(remora.RemoraTypeError, match="int32"):
-        remora.evaluate("(+ x 1)", x=jnp.arange(3, dtype=jnp.int32), backend="jax")
+    with pytest.raises(remora.RemoraTypeError, match="float16"):
+        remora.evaluate("(+ x 1)", x=jnp.arange(3, dtype=jnp.float16), backend="jax")
     with pytest.raises(remora.RemoraTypeError):
         f(np.arange(4))  # (a shape the function's type refuses)
     with pytest.raises(remora.RemoraTypeError, match="masked"):

@@ -112,11 +112,11 @@ def test_errors_show_as_the_cli_shows_them_without_a_traceback(shell, capsys):
 
 def test_run_time_errors_and_bad_inputs(shell, capsys):
     assert not run(shell, "%%remora\n(/ 1 0)\n").success
-    shell.user_ns["f32"] = np.zeros(3, dtype=np.float32)
-    assert not run(shell, "%%remora\n(+ f32 1.0)\n").success
+    shell.user_ns["f16"] = np.zeros(3, dtype=np.float16)
+    assert not run(shell, "%%remora\n(+ f16 1.0)\n").success
     text = capsys.readouterr().out
     assert "<cell>:1:1: error:" in text
-    assert "input f32: error: input `f32` has dtype float32" in text and ".astype(numpy.float64)" in text
+    assert "input f16: error: input `f16` has dtype float16" in text and ".astype(numpy.float32)" in text
     assert "Traceback" not in text
 
 

@@ -257,6 +257,12 @@ def test_generator_covers_the_language():
         "while": r"\(while ",
         "declared recursion": r"^\(define \((rec\d+) .*\) : .*\(\1 \(- \(min ",
         "call of a recursive function": r"\(rec\d+ ",
+        "Float32": r"Float32",
+        "Int32": r"Int32",
+        "a weak literal taking a declared Float32": r"\(\((λ|lambda) \(\(c\d+ (\[Float32|\(Arr Float32)",
+        "a weak literal taking a declared Int32": r"\(\((λ|lambda) \(\(c\d+ (\[Int32|\(Arr Int32)",
+        "a conversion between widths": r"\((float->float32|float32->float|int->int32|int32->int) ",
+        "Int32 at its edge": r"2147483647|-2147483648",
     }
     for name, pattern in wanted.items():
         counts[name] = len(re.findall(pattern, text, re.M))

@@ -12,8 +12,9 @@ the meaning a backend must give it.
 What every backend promises, beyond each function's own meaning:
 
 - **Representations.**  An array's atoms are one of the representations named by
-  :data:`REPS`: ``"Int"`` (64-bit integers that wrap around), ``"Float"`` (IEEE binary64),
-  ``"Bool"``, and :data:`OBJECT` — functions and boxes, which stay host-side NumPy object arrays
+  :data:`REPS`: ``"Int"`` and ``"Int32"`` (64- and 32-bit integers that wrap around),
+  ``"Float"`` and ``"Float32"`` (IEEE binary64 and binary32: a ``Float32`` is computed in single
+  precision, never widened and rounded back), ``"Bool"``, and :data:`OBJECT` — functions and boxes, which stay host-side NumPy object arrays
   (:mod:`remora.backends.host`) whatever the backend.  ``dtype(rep)`` maps a representation to
   the library's dtype.  The *structural* functions (``reshape``, ``broadcast_to``,
   ``expand_dims``, ``concat``, ``stack``, ``moveaxis``, ``take``, indexing) accept host object
@@ -46,7 +47,7 @@ from typing import Any, Callable, Sequence
 #: The representation of functions and boxes: host-side object arrays, on every backend.
 OBJECT = "object"
 #: Every atom representation: the base atom types by name, then functions and boxes.
-REPS = ("Int", "Float", "Bool", OBJECT)
+REPS = ("Int", "Float", "Int32", "Float32", "Bool", OBJECT)
 #: The associative, commutative operations the reductions know by name.
 ASSOCIATIVE = ("add", "multiply", "minimum", "maximum", "logical_and", "logical_or", "logical_xor")
 
@@ -157,6 +158,15 @@ class Backend:
     def to_host(self, x: Array) -> Any:
         """``x`` as Python values: a scalar for a 0-d array, else nested lists (for printing)."""
         raise NotImplementedError
+
+    def float32_texts(self, x: Array) -> list[str]:
+        """The text of each atom of the ``Float32`` vector ``x``: the shortest decimal that reads
+        back as the same ``float32`` (``0.1``, not the ``0.10000000149011612`` its 64-bit value
+        would print), as ``repr(numpy.float32(a))`` writes it inside its parentheses — NumPy's
+        own shortest formatting, whatever the library holding ``x``."""
+        import numpy as np
+
+        return np.asarray(self.to_numpy(x)).astype(str).tolist()
 
     def to_numpy(self, x: Array) -> Any:
         """``x`` as a ``numpy.ndarray`` (what the Python API hands back and registered functions get)."""

@@ -50,7 +50,7 @@ from .dask_files import FileBlocks, file_source
 from .dask_operands import ELEMENTWISE, compacted, mixed
 from . import dask_positions as positions
 from .base import OBJECT
-from .numpy_backend import DTYPES, UFUNCS, NumpyBackend, _pow as _numpy_pow
+from .numpy_backend import DTYPES, UFUNCS, NumpyBackend, _kept, _pow as _numpy_pow
 from .numpy_backend import BACKEND as NUMPY
 
 #: The identity of each associative operation, by representation kind (cumulative reductions).
@@ -68,7 +68,23 @@ def is_dask(x: Any) -> bool:
 
 
 def _tree_reduce(ufunc, x, axis, keepdims, **_):
-    return ufunc.reduce(x, axis=axis, keepdims=keepdims)
+    return ufunc.reduce(x, axis=axis, keepdims=keepdims, dtype=_kept(ufunc.__name__, x.dtype))
+
+
+def _accumulated(ufunc, x, axis, dtype=None, **_):
+    """NumPy's running ``ufunc`` of a block, in its own dtype (an ``int32`` sum wraps as ``int32``)."""
+    return ufunc.accumulate(x, axis=axis, dtype=_kept(ufunc.__name__, x.dtype))
+
+
+def _accumulator(ufunc):
+    """:func:`_accumulated` of ``ufunc``, named as Dask names the tasks of a cumulative reduction."""
+    out = partial(_accumulated, ufunc)
+    out.__name__ = f"{ufunc.__name__}_accumulate"  # type: ignore[attr-defined]
+    return out
+
+
+def _reduced_at(ufunc, x, indices, axis):
+    return ufunc.reduceat(x, indices, axis=axis, dtype=_kept(ufunc.__name__, x.dtype))
 
 
 #: how many tasks per block a loop's accumulator may grow to before it is persisted
@@ -364,8 +380,8 @@ class DaskBackend(NumpyBackend):
             return NUMPY.accumulate(op, x, axis)
         ufunc = UFUNCS[op]
         if x.numblocks[axis % x.ndim] == 1:  # strictly left to right, as NumPy
-            return x.map_blocks(partial(ufunc.accumulate, axis=axis), dtype=x.dtype)
-        return da.reductions.cumreduction(ufunc.accumulate, ufunc, _IDENTITY[op](x.dtype), x,
+            return x.map_blocks(partial(_accumulated, ufunc, axis=axis), dtype=x.dtype)
+        return da.reductions.cumreduction(_accumulator(ufunc), ufunc, _IDENTITY[op](x.dtype), x,
                                           axis=axis % x.ndim, dtype=x.dtype)
 
     def segment_reduce(self, op: str, data, offsets):
@@ -374,7 +390,8 @@ class DaskBackend(NumpyBackend):
         offsets = self.to_numpy(offsets)
         data = da.asarray(data).rechunk({0: -1})
         chunks = ((len(offsets),),) + data.chunks[1:]
-        return data.map_blocks(partial(UFUNCS[op].reduceat, indices=offsets, axis=0), chunks=chunks, dtype=data.dtype)
+        return data.map_blocks(partial(_reduced_at, UFUNCS[op], indices=offsets, axis=0), chunks=chunks,
+                               dtype=data.dtype)
 
     def vecdot(self, a, b):
         if not (is_dask(a) or is_dask(b)):

@@ -20,10 +20,11 @@ Two halves:
   evaluation run eagerly, one JAX call per operation, and is remembered for its signature
   (spec D48).
 
-64-bit: Remora's ``Int`` is ``int64`` and ``Float`` ``float64``, so everything this backend does
+64-bit: Remora's ``Int`` is ``int64`` and ``Float`` ``float64``, so an evaluation that makes them
 runs under ``jax.enable_x64(True)``, a scoped, thread-local setting: the user's own JAX code
-keeps whatever configuration it has.  (A kept call of JAX arrays — :meth:`_Compiled.replay` —
-is the 64-bit executable's own call and needs no scope.)
+keeps whatever configuration it has.  One whose values are all ``Int32``, ``Float32`` and
+``Bool`` enters no 64-bit scope at all (spec D56; ``jax_width.WIDTH``).  (A kept call of JAX
+arrays — :meth:`_Compiled.replay` — is the executable's own call and needs no scope.)
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from jax.extend.core import Var
 from .base import NodeTable
 from .jax_ops import EAGER, REP_OF_DTYPE, JaxOps, Untraceable, _is_host, _is_tracer, _x64, x64  # noqa: F401
 from .jax_ops import MAX_COLUMNS, columns
-from . import jax_ops
+from . import jax_ops, jax_width
 from .jax_compiled import _Compiled
 from .numpy_backend import NumpyBackend
 
@@ -141,12 +142,20 @@ def _spread_out(args) -> bool:
 
 def _dispatcher(name: str):
     eager, traced = getattr(NUMPY, name), getattr(JNP, name)
-    stage = (lambda a: a) if name in POSITIONAL else _staged
+    positional = name in POSITIONAL
+    stage = (lambda a: a) if positional else _staged
     elementwise = name in ELEMENTWISE
 
     def op(self, *args, **kwargs):
         if not self._tracing.depth:
             return eager(*args, **kwargs)
+        if not jax_width.WIDTH.wide:  # (a narrow evaluation: nothing in it may need 64 bits)
+            out = op_traced(self, *args, **kwargs)
+            jax_width.check_narrow(name, args, out, positional)
+            return out
+        return op_traced(self, *args, **kwargs)
+
+    def op_traced(self, *args, **kwargs):
         if any(_is_tracer(a) or (type(a) in (list, tuple) and any(map(_is_tracer, a))) for a in args):
             return traced(*[stage(a) for a in args], **kwargs)
         if elementwise and _spread_out(args):  # (its value known on the host, if asked)
@@ -273,12 +282,15 @@ class JaxBackend(NumpyBackend):
     def to_user(self, x):
         if isinstance(x, jax.Array):
             return x
-        with _x64():
+        x = np.asarray(x)
+        with jax_width.x64_for(x.dtype):  # (a 64-bit array in the scope, a 32-bit one in none)
             return jnp.asarray(x)
 
     @contextlib.contextmanager
     def quiet(self):
-        with np.errstate(all="ignore"), _x64():
+        # (no 64-bit scope: eagerly every operation is NumPy's; a trace runs in the scope its
+        # evaluation needs, entered around the jitted call — spec D56)
+        with np.errstate(all="ignore"):
             yield
 
     # --- control: compiled loops and checks ------------------------------------------------------
@@ -295,13 +307,13 @@ class JaxBackend(NumpyBackend):
         # 32768 lanes: out of a ``cond`` they are a buffer XLA writes and reads back — 1.4× the
         # hand-written triangular product at 4000, int32 1.6×), widened where they are read.
         n, width = lanes.shape
-        small = jnp.int16 if width < 2**15 else jnp.int32 if width < 2**31 else jnp.int64
+        small = jnp.int16 if width < 2**15 else jnp.int32 if width < 2**31 else jax_width.index_dtype()
 
         def counted(g):
             return jnp.maximum(jnp.cumsum(g.astype(small), axis=1) - 1, 0)
 
         if lead is False:  # (known not to lead: in the other branch of padded.evaluated's cond)
-            return counted(lanes).astype(jnp.int64)
+            return counted(lanes).astype(jax_width.index_dtype())
         # XLA's cumulative sum on the CPU is a log-depth scan: at 4000×4000 it alone took longer
         # than the whole hand-written triangular product (at 64×64 it doubled the product's
         # time).  When every row's lanes taken are a prefix of it (a triangle's rows, a kept
@@ -310,7 +322,7 @@ class JaxBackend(NumpyBackend):
         prefix = jnp.all(lanes[:, 1:] <= lanes[:, :-1])
         ranks = lax.cond(prefix, lambda g: jnp.broadcast_to(jnp.arange(width, dtype=small), (n, width)),
                          counted, lanes)
-        return ranks.astype(jnp.int64)
+        return ranks.astype(jax_width.index_dtype())
 
     def cond(self, pred, if_true, if_false):
         if not _is_tracer(pred):
@@ -488,7 +500,8 @@ class JaxBackend(NumpyBackend):
             with self._lock:
                 entry = table.get(signature)
                 if entry is None:
-                    entry = table[signature] = _Compiled(self, tuple([name for name, _, _ in signature]))
+                    entry = table[signature] = _Compiled(self, tuple([name for name, _, _ in signature]),
+                                                         jax_width.wide_inputs(inputs.values()))
         return entry
 
     def _eager(self, run: Callable[[dict], Any], inputs: dict) -> Any:

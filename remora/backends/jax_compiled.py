@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import jax
 import numpy as np
 
-from .jax_ops import _x64
+from .jax_width import NeedsX64, _x64, evaluation_width
 
 if TYPE_CHECKING:
     from .jax_backend import JaxBackend
@@ -22,9 +22,9 @@ class _Compiled:
     from then on (see :class:`JaxBackend`).  A caller that has seen a signature may keep its
     entry and call it directly, or better, keep its :meth:`replay` (spec D48, "A compiled call")."""
 
-    __slots__ = ("backend", "names", "jitted", "executable", "eager")
+    __slots__ = ("backend", "names", "jitted", "executable", "eager", "wide")
 
-    def __init__(self, backend: JaxBackend, names: tuple) -> None:
+    def __init__(self, backend: JaxBackend, names: tuple, wide: bool = True) -> None:
         self.backend = backend
         #: the inputs' names, in the order the compiled function takes their arrays
         self.names = names
@@ -33,8 +33,18 @@ class _Compiled:
         self.executable: Any = None
         #: whether the evaluation cannot be traced: it runs eagerly, on the host
         self.eager = False
+        #: whether it needs JAX's 64-bit mode (False: traced narrow, in no 64-bit scope; spec D56)
+        self.wide = wide
 
     def __call__(self, run: Callable[[dict], Any], inputs: dict) -> Any:
+        with evaluation_width(self.wide):
+            try:
+                return self._call(run, inputs)
+            except NeedsX64:  # (a narrow trace asked for 64 bits: the evaluation is wide)
+                self.wide, self.jitted, self.executable = True, None, None
+        return self(run, inputs)
+
+    def _call(self, run: Callable[[dict], Any], inputs: dict) -> Any:
         backend = self.backend
         if self.eager:
             return backend._eager(run, inputs)
@@ -48,6 +58,8 @@ class _Compiled:
                     executable = jitted.lower(*args).compile()
                     got = executable(*args)
                     self.executable, self.jitted = executable, jitted
+        except NeedsX64:
+            raise
         except Exception as err:  # noqa: BLE001 — whatever stops the trace, the eager run decides
             # A shape that depends on data, an effect, a result holding boxes (JAXTypeError,
             # Untraceable), or a located error found on shapes alone: the same evaluation,

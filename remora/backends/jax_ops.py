@@ -17,6 +17,7 @@ from jax import lax
 from . import host
 from .base import OBJECT, Backend
 from .numpy_backend import DTYPES, REP_OF_DTYPE  # (JAX arrays hold the same dtypes)
+from .jax_width import WIDE_DTYPES, _x64, dtype_of, index_dtype, require_wide, x64, x64_for  # noqa: F401
 
 
 #: reductions of the associative operations by name (base.ASSOCIATIVE)
@@ -67,20 +68,6 @@ class Untraceable(Exception):
     (an effect, a result that is not an array): the evaluation then runs eagerly."""
 
 
-def _x64():
-    """Remora's own 64-bit scope (never the user's global configuration): ``jax.enable_x64``,
-    or before JAX had it, ``jax.experimental.enable_x64``."""
-    scoped = getattr(jax, "enable_x64", None)
-    if scoped is not None:
-        return scoped(True)
-    from jax.experimental import enable_x64
-
-    return enable_x64()
-
-
-x64 = _x64
-
-
 def _is_host(*xs) -> bool:
     return any(host.is_host(x) for x in xs)
 
@@ -128,7 +115,7 @@ class JaxOps(Backend):
     # --- representations and conversions ---------------------------------------------------
 
     def dtype(self, rep: str):
-        return DTYPES[rep]
+        return dtype_of(rep)
 
     def rep(self, x) -> str:
         return REP_OF_DTYPE[np.dtype(x.dtype)]
@@ -144,24 +131,27 @@ class JaxOps(Backend):
             return np.asarray(x, dtype=object) if rep == OBJECT else x
         if rep is None and isinstance(x, np.ndarray) and x.dtype == object:
             return x
+        if rep is None and (isinstance(x, (int, float)) and not isinstance(x, bool)
+                            or getattr(x, "dtype", None) in WIDE_DTYPES):
+            require_wide(x)  # (a Python number or a 64-bit array: 64-bit atoms)
         with _x64():
-            return jnp.asarray(x) if rep is None else jnp.asarray(x, dtype=DTYPES[rep])
+            return jnp.asarray(x) if rep is None else jnp.asarray(x, dtype=dtype_of(rep))
 
     def empty(self, shape: tuple, rep: str):
         if rep == OBJECT:
             return host.empty(shape)
         with _x64():
-            return jnp.zeros(shape, dtype=DTYPES[rep])
+            return jnp.zeros(shape, dtype=dtype_of(rep))
 
     def full(self, shape: tuple, value: Any, rep: str):
         if rep == OBJECT:
             return np.full(shape, value, dtype=object)
         with _x64():
-            return jnp.full(shape, value, dtype=DTYPES[rep])
+            return jnp.full(shape, value, dtype=dtype_of(rep))
 
     def arange(self, n: int):
         with _x64():
-            return jnp.arange(n, dtype=jnp.int64)
+            return jnp.arange(n, dtype=index_dtype())
 
     def constant(self, key: Any, values: Any, rep: str | None, shape: tuple):
         # made outside any trace: a constant outlives the evaluation that first needs it
@@ -177,7 +167,7 @@ class JaxOps(Backend):
     def from_numpy(self, x: np.ndarray):
         if x.dtype == object:
             return x
-        with _x64():
+        with x64_for(x.dtype):
             return jnp.asarray(x)
 
     def from_user(self, x: Any):
@@ -276,7 +266,7 @@ class JaxOps(Backend):
     def astype(self, x, rep: str):
         if rep == OBJECT or _is_host(x):
             return np.asarray(x).astype(DTYPES[rep])
-        return x.astype(DTYPES[rep])
+        return x.astype(dtype_of(rep))
 
     # --- elementwise ----------------------------------------------------------------------------
 
@@ -318,7 +308,9 @@ class JaxOps(Backend):
 
     def reduce(self, op: str, x, axis: int):
         if op == "logical_xor":
-            return jnp.sum(x.astype(jnp.int64), axis=axis) % 2 == 1
+            return jnp.sum(x.astype(index_dtype()), axis=axis) % 2 == 1
+        if op in ("add", "multiply"):  # (an Int32 sum is an int32: JAX's 64-bit mode would widen it)
+            return _REDUCE[op](x, axis=axis, promote_integers=False)
         return _REDUCE[op](x, axis=axis)
 
     def accumulate(self, op: str, x, axis: int):
@@ -331,7 +323,7 @@ class JaxOps(Backend):
         ids = jnp.searchsorted(offsets, jnp.arange(n), side="right") - 1
         if op in _SEGMENT and np.dtype(data.dtype) != np.bool_:
             return _SEGMENT[op](data, ids, num_segments=segments)
-        as_int = data.astype(jnp.int64)
+        as_int = data.astype(index_dtype())
         if op == "logical_xor":
             return jax.ops.segment_sum(as_int, ids, num_segments=segments) % 2 == 1
         kind = {"logical_and": "minimum", "multiply": "minimum", "minimum": "minimum"}.get(op, "maximum")
@@ -450,7 +442,7 @@ def _tile(self, x, v, iota: bool = False):
 def lane_iota(self, shape: tuple):
     """The positions of the lanes of rows of ``shape`` (an iota XLA computes where it is read,
     not a constant), known as 0, 1, … repeated."""
-    return _tile(self, lax.broadcasted_iota(jnp.int64, shape, 1), lax.iota(jnp.int64, shape[1]), True)
+    return _tile(self, lax.broadcasted_iota(index_dtype(), shape, 1), lax.iota(index_dtype(), shape[1]), True)
 
 
 def reshape(self, x, shape: tuple):

@@ -14,13 +14,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..atoms import NUMBERS
 from . import host
 from .base import OBJECT, Backend
 
 #: The dtype that holds each atom representation (contract §2).
 DTYPES = {
-    "Int": np.dtype(np.int64),
-    "Float": np.dtype(np.float64),
+    **{name: np.dtype(number.dtype) for name, number in NUMBERS.items()},
     "Bool": np.dtype(np.bool_),
     OBJECT: np.dtype(object),
 }
@@ -111,6 +111,18 @@ _SCALAR_FLOAT = {
 }
 
 
+def _widened(op: str, dtype: np.dtype) -> bool:
+    """Whether NumPy's ``op`` reduction would widen ``dtype``: it sums and multiplies integers
+    narrower than 64 bits as ``int64`` (an ``Int32`` sum must wrap around as ``int32``)."""
+    return op in ("add", "multiply") and dtype.kind in "iu" and dtype.itemsize < 8
+
+
+def _kept(op: str, dtype: np.dtype):
+    """The dtype to reduce ``dtype`` atoms in by ``op``: their own where NumPy would widen them
+    (:func:`_widened`), else NumPy's choice (None)."""
+    return dtype if _widened(op, dtype) else None
+
+
 def _alike(xs) -> bool:
     """Whether ``xs`` are NumPy arrays (or scalars) of one dtype and one shape."""
     if not xs or not all(isinstance(x, (np.ndarray, np.generic)) for x in xs):
@@ -191,7 +203,7 @@ def _as_matmul(a: str, b: str, out: str, a_shape: tuple, b_shape: tuple):
 
 
 class NumpyBackend(Backend):
-    """Atom data as ``numpy.ndarray`` s of ``int64``, ``float64`` and ``bool``."""
+    """Atom data as ``numpy.ndarray`` s of ``int64``, ``float64``, ``int32``, ``float32`` and ``bool``."""
 
     name = "numpy"
     ns = np
@@ -259,6 +271,8 @@ class NumpyBackend(Backend):
             if x.dtype.kind == "f" and op in ("add", "multiply"):
                 if axis == x.ndim - 1:
                     return lambda op, x, axis: reduce(np.ascontiguousarray(x), axis=-1)
+                return getattr(self, name)
+            if _widened(op, x.dtype):
                 return getattr(self, name)
             return lambda op, x, axis: reduce(x, axis=axis)
         if name == "moveaxis" and isinstance(args[0], np.ndarray):  # (np.moveaxis: µs of Python)
@@ -367,13 +381,13 @@ class NumpyBackend(Backend):
             if axis != x.ndim - 1:
                 x = np.moveaxis(x, axis, -1)
             return ufunc.reduce(np.ascontiguousarray(x), axis=-1)
-        return ufunc.reduce(x, axis=axis)
+        return ufunc.reduce(x, axis=axis, dtype=_kept(op, x.dtype))
 
     def accumulate(self, op: str, x, axis: int):
-        return UFUNCS[op].accumulate(x, axis=axis)
+        return UFUNCS[op].accumulate(x, axis=axis, dtype=_kept(op, x.dtype))
 
     def segment_reduce(self, op: str, data, offsets):
-        return UFUNCS[op].reduceat(data, offsets, axis=0)
+        return UFUNCS[op].reduceat(data, offsets, axis=0, dtype=_kept(op, data.dtype))
 
     def vecdot(self, a, b):
         if a.dtype.kind != "f":  # exact in any order

@@ -25,9 +25,11 @@ An ``unbox`` body runs over that layout in the ragged pass (:mod:`.ragged`):
 
 from __future__ import annotations
 
+import math
 import threading
 from contextlib import contextmanager
 
+from ..atoms import int_range, is_float
 from ..backends import host
 from . import masks
 from .batched import Val, plain_val, spread
@@ -78,10 +80,10 @@ def _per_lane(xp, p: Val, shape: Ragged) -> Val:
 
 #: each associative operation's identity by atom type: what the lanes not taken hold in a reduce
 _IDENTITY = {
-    "add": {"Int": 0, "Float": 0.0},
-    "multiply": {"Int": 1, "Float": 1.0},
-    "maximum": {"Int": -(2**63), "Float": float("-inf")},
-    "minimum": {"Int": 2**63 - 1, "Float": float("inf")},
+    "add": {"Int": 0, "Float": 0.0, "Int32": 0, "Float32": 0.0},
+    "multiply": {"Int": 1, "Float": 1.0, "Int32": 1, "Float32": 1.0},
+    "maximum": {"Int": int_range("Int")[0], "Float": -math.inf, "Int32": int_range("Int32")[0], "Float32": -math.inf},
+    "minimum": {"Int": int_range("Int")[1], "Float": math.inf, "Int32": int_range("Int32")[1], "Float32": math.inf},
     "logical_and": {"Bool": True},
     "logical_or": {"Bool": False},
     "logical_xor": {"Bool": False},
@@ -107,7 +109,7 @@ def reduce_lanes(xp, op: str, xs: Ragged):
             return xp.reshape(xs.rows(xp.remade(xs.lanes)), (xs.boxes, xs.width))
 
         dot = lambda: xp.matmul(xp.where(taken_here(), xs.rows(a), xp.asarray(identity, rep)), v)  # noqa: E731
-        if rep != "Float":
+        if not is_float(rep):
             return dot()
         # (a lane not taken is a 0 of the masked factor, and 0 × inf is NaN where the sum of the
         # lanes taken is not: a vector with an infinity or a NaN is summed lane by lane — the

@@ -15,6 +15,7 @@ from . import erased as E
 from ..backends.base import OBJECT
 from ..statics import typed as T
 from ..statics.indices import SCALAR, Shape
+from ..statics.literals import value_at
 from ..statics.types import TArr, TVar, Type, kind_of, prune
 from ..dynamics.values import rep_of
 from ..limits import shape_problem
@@ -105,8 +106,8 @@ def _type_arg(t: Type) -> E.TypeArg:
 
 def erase_atom(a: T.TyAtom) -> E.EAtom:
     """𝒜⟦𝔞⟧."""
-    if isinstance(a, T.TyLit):
-        return E.ELit(a.span, a.value)
+    if isinstance(a, T.TyLit):  # (a Float32 literal: the float32 nearest to the decimal written)
+        return E.ELit(a.span, value_at(a.value, a.span, a.type))
     if isinstance(a, T.TyPrim):
         return E.EPrim(a.span, a.name)
     if isinstance(a, T.TyLam):

@@ -19,11 +19,13 @@ from __future__ import annotations
 from ..records import factory, record
 from typing import Union
 
+from ..atoms import BASE_ORDER
 from ..errors import Span
 from ..statics.indices import Index, Shape, Var, show_index
 
 #: How the atoms of an array are stored: a representation's name (``backends.REPS``: ``"Int"``,
-#: ``"Float"``, ``"Bool"``, ``"object"``), or an Atom type variable bound at run time.
+#: ``"Float"``, ``"Int32"``, ``"Float32"``, ``"Bool"``, ``"object"``), or an Atom type variable
+#: bound at run time.
 Rep = Union[str, Var]
 
 
@@ -204,7 +206,7 @@ def show_rep(rep: Rep) -> str:
     """An atom representation as its Remora type name (``*`` for boxes and functions)."""
     if isinstance(rep, Var):
         return rep.name
-    return rep if rep in ("Int", "Float", "Bool") else "*"
+    return rep if rep in BASE_ORDER else "*"
 
 
 def show_erased(node) -> str:

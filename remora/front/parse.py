@@ -19,9 +19,9 @@ TLAMBDA = {"Tλ": "Tλ", "t-lambda": "Tλ"}
 ILAMBDA = {"Iλ": "Iλ", "i-lambda": "Iλ"}
 EXPR_KEYWORDS = {"array", "frame", "t-app", "i-app", "unbox", "box", "define", "let", "if"} | set(LAMBDA) | set(TLAMBDA) | set(ILAMBDA)
 TYPE_KEYWORDS = {"Arr", "->", "Forall", "Pi", "Sigma"}
-BASE_TYPE_NAMES = {"Int": "Int", "Float": "Float", "Bool": "Bool", "Num": "Int"}
+BASE_TYPE_NAMES = {"Int": "Int", "Float": "Float", "Int32": "Int32", "Float32": "Float32", "Bool": "Bool", "Num": "Int"}
 INDEX_KEYWORDS = {"Shp", "++"}
-KIND_NAMES = ("Atom", "Array", "Numeric")
+KIND_NAMES = ("Atom", "Array", "Numeric", "Floating")
 SORT_NAMES = ("Dim", "Shape")
 RESERVED = EXPR_KEYWORDS | TYPE_KEYWORDS | set(BASE_TYPE_NAMES) | INDEX_KEYWORDS | set(KIND_NAMES) | set(SORT_NAMES)
 
@@ -395,7 +395,7 @@ def _parse_box(node: SList) -> S.Box:
 
 
 def parse_binders(node: SNode, allowed: tuple[str, ...]) -> tuple[S.Binder, ...]:
-    what = "kind (Atom, Array or Numeric)" if allowed == KIND_NAMES else "sort (Dim or Shape)"
+    what = "kind (Atom, Array, Numeric or Floating)" if allowed == KIND_NAMES else "sort (Dim or Shape)"
     out = []
     spec = _plist(node, f"a binder list ((x {'k' if allowed == KIND_NAMES else 'γ'}) ...)")
     if len(spec) == 2 and all(isinstance(i, SAtom) for i in spec) and spec[1].value in allowed:

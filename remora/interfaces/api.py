@@ -256,13 +256,13 @@ def _evaluate_on(backend: str, forms: list, last_type: Type, keys: tuple, arrays
     own (on a compiling backend, the call is kept as ``kept`` says: see :func:`through`)."""
     _refuse_functions(last_type, forms[-1].span, "the value of this program",
                       "remora.function(source) gives a Python callable for a function")
-    xp = backends.get(backend)
+    xp, shared = backends.get(backend), prelude_values("frames", backend)  # (the prelude: never made in a trace)
 
     def run(values: dict) -> Any:
         """The whole program as a function of its inputs (compiled as one, on a compiling backend:
         room for deep recursion is made when it runs, not on every call of the compiled function)."""
         engine = make_engine("frames", RunConfig(stdin=io.StringIO(stdin)), backend)
-        engine.globals.update(prelude_values("frames", backend))
+        engine.globals.update(shared)
         for name, key in keys:
             engine.globals[key] = values[name]
         value = None

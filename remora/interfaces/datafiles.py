@@ -14,10 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..atoms import NUMBERS
 from ..errors import RemoraError, Source, Span
+from .input_messages import conversion_hint
 
 #: dtypes an ``.npy`` input may have, and the Remora atom type each is
-NPY_DTYPES = {np.dtype(np.int64): "Int", np.dtype(np.float64): "Float", np.dtype(np.bool_): "Bool"}
+NPY_DTYPES = {**{np.dtype(n.dtype): name for name, n in NUMBERS.items()}, np.dtype(np.bool_): "Bool"}
 _INT = re.compile(r"[-+]?[0-9]+\Z")
 _TOKEN = re.compile(r"[^\s,]+")
 _NAME = re.compile(r"[^\s()\[\];\"'#=,0-9][^\s()\[\];\"'=,]*\Z")
@@ -65,8 +67,9 @@ def _load_npy(path: str) -> np.ndarray:
         raise DataIOError(f"cannot read {path}: not a single NumPy array")
     dtype = array.dtype.newbyteorder("=") if array.dtype.byteorder not in "=|" else array.dtype
     if dtype not in NPY_DTYPES:
+        held = ", ".join(f"{d} ({t})" for d, t in NPY_DTYPES.items())
         raise RemoraError(
-            f"the array in this file has dtype {array.dtype}; an input is int64 (Int), float64 (Float) or bool (Bool)",
+            f"the array in this file has dtype {array.dtype}; an input is {held}: {conversion_hint(dtype)}",
             _span(Source(path, ""), 1, 1, 1),
         )
     if array.dtype == dtype and array.flags.c_contiguous:
@@ -122,7 +125,7 @@ def _span(source: Source, line: int, col: int, end_col: int) -> Span:
 
 
 def save(path: str, value, xp=None) -> None:
-    """Write ``value`` (an array of Int, Float or Bool atoms) to the ``.npy`` file ``path``, through
+    """Write ``value`` (an array of numbers or Bools, of its own dtype) to the ``.npy`` file ``path``, through
     its backend ``xp`` (NumPy's when not given): a backend that holds arrays a block at a time
     writes it block by block (``Backend.store``), so the result is never held whole."""
     if xp is None:
@@ -131,8 +134,8 @@ def save(path: str, value, xp=None) -> None:
         xp = get("numpy")
     array = value if xp.owns(value) else np.asarray(xp.to_numpy(value))
     if np.dtype(array.dtype) not in NPY_DTYPES:
-        raise DataIOError(f"cannot write {path}: the value holds boxes or functions, and a .npy file holds Int, "
-                          "Float or Bool arrays")
+        raise DataIOError(f"cannot write {path}: the value holds boxes or functions, and a .npy file holds "
+                          "arrays of numbers or Bools")
     try:
         xp.store(array, path)
     except OSError as exc:

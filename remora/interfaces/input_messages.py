@@ -7,11 +7,16 @@ from typing import Any
 
 
 def conversion_hint(dtype: Any) -> str:
-    """How to make an array of ``dtype`` a Remora array, when there is an obvious way."""
+    """How to make an array of ``dtype`` a Remora array, when there is an obvious way: the
+    narrowest Remora dtype that holds every value of it (``uint8`` and ``float16`` fit in 32 bits)."""
     if dtype.kind == "f":
-        return "convert it explicitly, e.g. with .astype(numpy.float64)"
+        wanted = "float32" if dtype.itemsize <= 4 else "float64"
+        loss = " (it has more precision than a Float: the conversion rounds)" if dtype.itemsize > 8 else ""
+        return f"convert it explicitly, e.g. with .astype(numpy.{wanted}){loss}"
     if dtype.kind in "iu":
-        return "convert it explicitly, e.g. with .astype(numpy.int64)"
+        wanted = "int32" if dtype.itemsize < 4 or (dtype.kind == "i" and dtype.itemsize == 4) else "int64"
+        loss = " (values past 2**63 - 1 wrap around)" if dtype.kind == "u" and dtype.itemsize == 8 else ""
+        return f"convert it explicitly, e.g. with .astype(numpy.{wanted}){loss}"
     if dtype.kind == "b":
         return "convert it explicitly, e.g. with .astype(numpy.bool_)"
     if dtype.kind == "c":

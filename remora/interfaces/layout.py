@@ -186,7 +186,7 @@ def aligned(texts: list[str], rep: str) -> list[str]:
     """The texts padded to one width: numbers right-aligned (floats on their decimal point,
     as NumPy prints them), anything else (boxes, functions) left-aligned."""
     width = max(map(len, texts))
-    if rep == "Float":
+    if rep in ("Float", "Float32"):
         dots = [t.find(".") for t in texts]
         dots = [d if d >= 0 else len(t) for d, t in zip(dots, texts)]
         left = max(dots)

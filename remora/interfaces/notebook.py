@@ -76,9 +76,9 @@ def _html(value: np.ndarray, typ: Type) -> str:
     if 0 in value.shape or value.ndim > 2:
         return f"<pre>{html.escape(layout.show(value, typ))}</pre>"
     if value.ndim == 0:
-        return _atom_html(value.tolist(), atom)
+        return _atom_html(_host(value), atom)
     matrix = value.reshape((1,) + value.shape) if value.ndim == 1 else value
-    host = matrix.tolist()  # (Python atoms, as the printer takes them)
+    host = _host(matrix)
     rows = _table_items(matrix.shape[0])
     cols = _table_items(matrix.shape[1])
     body = []
@@ -91,6 +91,12 @@ def _html(value: np.ndarray, typ: Type) -> str:
     return '<table class="remora-array">' + "".join(body) + "</table>"
 
 
+def _host(value: np.ndarray) -> Any:
+    """Python atoms, as the printer takes them; a ``Float32`` as its shortest text already (its
+    Python float would print all 17 digits of its 64-bit value)."""
+    return value.astype(str).tolist() if value.dtype == np.float32 else value.tolist()
+
+
 def _table_items(n: int) -> list[int | None]:
     if n <= TABLE_LIMIT:
         return list(range(n))
@@ -101,6 +107,8 @@ def _atom_html(x: Any, atom: Type) -> str:
     from .show import BoxValue, box_contents_type, show_atom
     from ..statics.indices import show_value_of_index
 
+    if isinstance(x, str):  # (a Float32's text)
+        return f"<code>{html.escape(x)}</code>"
     if isinstance(x, BoxValue):
         indices = " ".join(show_value_of_index(i) for i in x.indices)
         inner = _html(np.asarray(x.value), box_contents_type(x, atom))

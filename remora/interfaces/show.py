@@ -12,11 +12,12 @@ import math
 from typing import Any, Callable
 
 from .. import backends
+from ..atoms import BASE_ORDER
 from ..dynamics.values import BoxValue
 from ..statics.indices import show_value_of_index
 from ..statics.types import TArr, TBase, TSigma, Type, prune, subst, var_replacement
 
-BASE = ("Int", "Float", "Bool")
+BASE = BASE_ORDER
 
 
 def show_value(value, typ: Type) -> str:
@@ -46,17 +47,22 @@ def show_atom_type(t: Type) -> str:
 
 
 def atom_texts(value, atom: Type) -> list[str]:
-    """The text of every atom of ``value``, row-major, as :func:`show_atom` writes each one."""
+    """The text of every atom of ``value``, row-major, as :func:`show_atom` writes each one; a
+    ``Float32`` as the shortest decimal that reads back as the same ``float32`` (contract §10),
+    which the backend writes."""
     xp = backends.of(value)
-    flat = xp.to_host(xp.reshape(value, (math.prod(value.shape),)))
-    return list(map(atom_printer(xp.rep(value), atom), flat))
+    flat = xp.reshape(value, (math.prod(value.shape),))
+    rep = xp.rep(value)
+    if rep == "Float32":
+        return xp.float32_texts(flat)
+    return list(map(atom_printer(rep, atom), xp.to_host(flat)))
 
 
 def atom_printer(rep: str, atom: Type) -> Callable[[Any], str]:
     """How each atom of an array of representation ``rep`` prints."""
     if rep == "Float":
         return repr  # (Python's repr of a float: 2.5, 1e-05, inf, nan, -0.0)
-    if rep == "Int":
+    if rep in ("Int", "Int32"):
         return str
     if rep == "Bool":
         return _show_bool

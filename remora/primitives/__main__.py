@@ -3,6 +3,7 @@
 A tool above the table, not part of it: it asks the statics for each primitive's type.
 """
 
+from ..atoms import in_order
 from ..statics.primitive_types import primitive_type
 from . import PRIMITIVES
 
@@ -26,9 +27,13 @@ def table() -> str:
         note = prim.doc
         if prim.overload == "any":
             note += " (x: any atom type)"
+        elif prim.result_overload and not prim.overload:
+            note += " (y: " + " or ".join(in_order(prim.result_overload)) + ", by default Int)"
         elif prim.overload:
-            order = ["Int", "Float", "Bool"]
-            note += " (x: " + " or ".join(sorted(prim.overload, key=order.index)) + ")"
+            note += " (x: " + " or ".join(in_order(prim.overload))
+            if prim.result_overload:
+                note += "; y: " + " or ".join(in_order(prim.result_overload)) + ", by default as wide as x"
+            note += ")"
         lines.append(f"| `{name}` | `{primitive_type(prim)}` | {note} |")
     return "\n".join(lines) + "\n"
 

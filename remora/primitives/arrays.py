@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 
+from ..atoms import NUMERIC, is_float
 from ..backends import host
 from ..dynamics import padded
 from ..dynamics.layouts import BoxFrame, Ragged, is_ragged_cell
@@ -186,21 +187,21 @@ def _inner_segmented(ctx, a, b):
         if not a.same_boxes(b):
             return NotImplemented
         return padded.reduce_lanes(xp, "add", Ragged(xp, xp.multiply(a.data, b.data), a.lengths, a.lanes))
-    if xp.rep(a.data) == "Float":
+    if is_float(xp.rep(a.data)):
         return NotImplemented
     sums = xp.cumulative_sum(a.data * b.data, include_initial=True)
     return xp.gather(sums, a.offsets[1:]) - xp.gather(sums, a.offsets[:-1])
 
 
 @primitive(
-    "inner", "(-> ((Arr x (Shp n)) (Arr x (Shp n))) (Arr x (Shp)))", "n:Dim", overload=frozenset({"Int", "Float"}),
+    "inner", "(-> ((Arr x (Shp n)) (Arr x (Shp n))) (Arr x (Shp)))", "n:Dim", overload=NUMERIC,
     doc="(inner a b) is the sum of the products of corresponding items; like reduce, it may reassociate.",
     segmented=_inner_segmented,
 )
 def _inner(ctx, a, b):
     xp = ctx.xp
     r = _axis(ctx)
-    if r and xp.rep(a) == "Float" and math.prod(ctx.frame) * a.shape[-1] >= BLAS_WORK:
+    if r and is_float(xp.rep(a)) and math.prod(ctx.frame) * a.shape[-1] >= BLAS_WORK:
         out = _as_matrix_product(xp, a, b, r)
         if out is not None:
             return xp.broadcast_to(out, ctx.frame)
@@ -241,7 +242,7 @@ def _total_segmented(ctx, xs):
         return NotImplemented
     if xs.padded:
         return padded.reduce_lanes(xp, "add", xs)
-    if xp.rep(xs.data) != "Float":  # exact in any order: one call
+    if not is_float(xp.rep(xs.data)):  # exact in any order: one call
         sums = xp.cumulative_sum(xs.data, axis=0, include_initial=True)
         return xp.gather(sums, xs.offsets[1:]) - xp.gather(sums, xs.offsets[:-1])
     return _float_reduce(xp, "add", xs)
@@ -256,7 +257,7 @@ def _float_reduce(xp, op: str, xs: Ragged):
 
 
 @primitive(
-    "total", "(-> ((Arr x (Shp n))) (Arr x (Shp)))", "n:Dim", overload=frozenset({"Int", "Float"}),
+    "total", "(-> ((Arr x (Shp n))) (Arr x (Shp)))", "n:Dim", overload=NUMERIC,
     segmented=_total_segmented,
     doc="(total xs) is the sum of the items of a vector, 0 for an empty one; like reduce, it may reassociate.",
 )
@@ -305,7 +306,7 @@ def _fold_segmented(ctx, f, z, xs):
         return NotImplemented
     op = _op_of(ctx, f) if tuple(acc_cell) == tuple(item_cell) else None
     if xs.padded:  # an associative primitive, reassociated as _fold does; else each length is needed
-        if op is None or (xp.rep(xs.data) == "Float" and op not in ("add", "multiply")):
+        if op is None or (is_float(xp.rep(xs.data)) and op not in ("add", "multiply")):
             return NotImplemented
         folded = padded.reduce_lanes(xp, op, xs)
         return NotImplemented if folded is NotImplemented else xp.elementwise(op)(folded, z)
@@ -335,7 +336,7 @@ def _reduce_segmented(ctx, f, xs):
     if xs.padded:  # (an associative primitive only: a user function's steps would need each length)
         return NotImplemented if op is None else padded.reduce_lanes(xp, op, xs)
     if op is not None:
-        if xp.rep(xs.data) == "Float" and op in ("add", "multiply"):
+        if is_float(xp.rep(xs.data)) and op in ("add", "multiply"):
             return _float_reduce(xp, op, xs)  # each box as it is reduced alone
         return xp.segment_reduce(op, xs.data, xs.offsets[:-1])
     lengths, offsets = xs.lengths, xs.offsets
@@ -363,7 +364,7 @@ def _fold(ctx, f, z, xs):
         # Every associative primitive is commutative, so the right fold is a left fold of the
         # reversed items from z: exact for Int and Bool; sequential (accumulate) for Float + and *.
         combine = xp.elementwise(op)
-        if xp.rep(xs) != "Float":
+        if not is_float(xp.rep(xs)):
             return combine(xp.reduce(op, xs, r), z)
         if op in ("add", "multiply"):
             steps = xp.concat([xp.expand_dims(z, r), xp.flip(xs, axis=r)], axis=r)
@@ -404,7 +405,7 @@ def _scan(ctx, f, z, xs):
     acc_cell, item_cell = ctx.cells[1], ctx.cells[2][1:]
     op = _op_of(ctx, f)
     if op is not None and acc_cell == item_cell:
-        if xp.rep(xs) == "Float":  # exactly the left scan: z first, then each item in turn
+        if is_float(xp.rep(xs)):  # exactly the left scan: z first, then each item in turn
             steps = xp.concat([xp.expand_dims(z, r), xs], axis=r)
             return _item(xp.accumulate(op, steps, axis=r), r, slice(1, None))
         running = xp.accumulate(op, xs, axis=r) if n else xs

@@ -8,13 +8,13 @@ cell is the last axis); array work goes through the backend ``ctx.xp``.
 
 from __future__ import annotations
 
+from ..atoms import NUMERIC
 from ..backends import host
 from ..dynamics.layouts import BoxFrame
 from ..dynamics.values import BoxValue
 from .arrays import per_cell
 from .registry import primitive
 
-NUMERIC = frozenset({"Int", "Float"})
 
 
 @primitive(

@@ -35,7 +35,7 @@ def ragged_reduce(xp, op: str, xs: Ragged):
     """Each box's ``op`` reduce (``"add"`` or ``"multiply"``), bit for bit as the library's reduce
     of that box alone: the identity inserted before each box, then one segmented reduce."""
     if xs.boxes == 0:
-        return xp.empty((0,), "Float")
+        return xp.empty((0,), xp.rep(xs.data))
     starts = xs.offsets[:-1]
     padded = xp.insert_items(xs.data, starts, IDENTITY[op])
     return xp.segment_reduce(op, padded, starts + xp.arange(xs.boxes))

@@ -6,7 +6,9 @@ is the statics' business (:mod:`remora.statics.primitive_types`), so this table 
 from the front end or the checker.
 
 Scalar primitives overloaded on the atom type (``+`` on ``Int`` or ``Float``) use the type
-variable ``x`` for the overloaded atom type and list what it may be.
+variable ``x`` for the overloaded atom type and list what it may be.  A conversion whose result
+type is chosen by its context too (``floor`` of a ``Float32`` may make an ``Int`` or an
+``Int32``) uses ``y`` for it: by default the integer type as wide as ``x``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 OVERLOAD_VAR = "x"
+#: the result's own overloaded atom type, in a conversion (``floor``)
+RESULT_VAR = "y"
 #: ``overload`` value for a primitive whose ``x`` may be any atom type (``select``).
 ANY_ATOM = "any"
 
@@ -30,6 +34,8 @@ class Primitive:
     doc: str
     impl: Callable
     overload: Optional[frozenset[str] | str] = None
+    #: what ``y``, the result's overloaded atom type, may be (None: the signature has no ``y``)
+    result_overload: Optional[frozenset[str]] = None
     #: The associative operation this primitive is, by name (``"add"``: backends.ASSOCIATIVE), so
     #: reduce/scan/fold can be one backend call; never a library's function.
     op: Optional[str] = None

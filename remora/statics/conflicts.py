@@ -19,6 +19,7 @@ from ..records import record
 from typing import TYPE_CHECKING, Iterator, Optional
 
 from ..errors import RemoraTypeError
+from .conversions import on_one_of_them
 from .indices import Dim, Shape, Var, show_index
 from .types import TArr, Type, prune, show_type
 from .unknowns import (
@@ -79,7 +80,7 @@ def _conflict(app: Application, subset: list[int], j: int) -> Optional[RemoraTyp
             other = _shown(u, given[0].sol)
             return RemoraTypeError(
                 head + f"{_who(subset)} {verb} {v.name} = {forced[0]}, but argument {j + 1} gives "
-                f"{v.name} = {other}" + takes + _conversion_hint(forced[0], other),
+                f"{v.name} = {other}" + takes + on_one_of_them(forced[0], other),
                 app.args[j].span,
             )
     # No one variable explains it: at the smallest frames where the values clash, and at the
@@ -164,7 +165,3 @@ def _who(subset: list[int]) -> str:
     return f"arguments {', '.join(numbers[:-1])} and {numbers[-1]}"
 
 
-def _conversion_hint(a: str, b: str) -> str:
-    if {a, b} == {"Int", "Float"}:
-        return "; Remora never converts implicitly: use int->float (or floor, round, …) on one of them"
-    return ""

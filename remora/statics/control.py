@@ -12,6 +12,7 @@ from typing import Any
 from ..errors import RemoraTypeError
 from ..front import syntax as S
 from . import typed as T
+from .conversions import arrays_differ
 from .indices import SCALAR
 from .kinding import kind_type
 from .types import BOOL, TArr, TBase, TForall, TFun, TPi, Type, prune, show_type
@@ -31,7 +32,7 @@ def t_if(checker: Any, e: S.If, env: Any) -> T.TyExpr:  # T-IF
     if not unify(then.type, orelse.type):
         raise RemoraTypeError(
             f"the branches of `if` must have one type: the then branch has type {show_type(then.type)}, "
-            f"but the else branch has type {show_type(orelse.type)}",
+            f"but the else branch has type {show_type(orelse.type)}" + arrays_differ(then.type, orelse.type),
             e.orelse.span,
         )
     return T.TyIf(then.type, e.span, cond, then, orelse)

@@ -26,6 +26,8 @@ from __future__ import annotations
 from ..records import record
 from typing import Iterator, Optional
 
+from ..atoms import NUMBERS, RESTRICTED_KINDS
+from .conversions import PREFACE, convert, numeric_name
 from . import smt
 from . import typed as T
 from .replay import Layer, Outcome, problem_key, replay
@@ -46,11 +48,10 @@ from .unknowns import (
     walk_index,
     walk_shape,
 )
-from .types import AtomMeta, TArr, TForall, TFun, TPi, TSigma, TVar, Type, describe_allowed, prune, show_type, subst
+from .types import (
+    AtomMeta, TArr, TForall, TFun, TPi, TSigma, TVar, Type, describe_allowed, metas, prune, show_type, subst,
+)
 from .unify import commit
-
-NUMERIC = frozenset({"Int", "Float"})
-
 
 @record
 class Level:
@@ -91,7 +92,7 @@ def _unknown(v: Var):
         return Shape((IMeta(v.name, "Shape"),))
     if v.sort == "Array":
         return TArr(AtomMeta(None, v.name, display=v.name), Shape((IMeta(v.name, "Shape"),)))
-    return AtomMeta(NUMERIC if v.sort == "Numeric" else None, v.name, display=v.name)
+    return AtomMeta(RESTRICTED_KINDS.get(v.sort), v.name, display=v.name)
 
 
 def needs_inference(fn_type: Type, args: tuple[T.TyExpr, ...]) -> bool:
@@ -354,7 +355,11 @@ class Application:
             pa, aa = prune(p.atom), prune(a.atom)
             if isinstance(pa, TFun) and isinstance(aa, TFun):
                 if not any(True for _ in _u_function_atoms(pa, aa, Sol())):
-                    return msg + ": the function given does not fit the function expected, at any frame"
+                    overloaded = {m for m in metas(aa) if m.allowed}  # (an overloaded primitive's `x`)
+                    where = "".join(f" ({m.display or 'x'} is {describe_allowed(m)})" for m in overloaded)
+                    typed = f"has type {show_type(arg)}"
+                    return msg.replace(typed, typed + where, 1) + (
+                        ": the function given does not fit the function expected, at any frame")
             elif next(u_types(pa, aa, Sol()), None) is None:
                 what = self.show(pa)
                 if isinstance(pa, AtomMeta) and pa.allowed:
@@ -405,23 +410,27 @@ def elaborate_application(e, fn: T.TyExpr, args: tuple[T.TyExpr, ...], name: str
     array of one type to arguments of given types is instantiated the same way whenever all
     those types are ground — nothing in them can change — so a checker searches once for each
     such problem and replays the outcome after that."""
-    key = problem_key(fn, args) if solved is not None else None
+    problem = problem_key(fn, args) if solved is not None else None
+    key, weak = problem if problem is not None else (None, ())
     outcome = solved.get(key) if key is not None else None  # type: ignore[union-attr]
-    if outcome is None:
-        problem = Application(e, fn, args, name)
+    if outcome is not None:
+        outcome = outcome.concrete(weak)
+    else:
+        application = Application(e, fn, args, name)
         try:
-            found = problem.solve()
+            found = application.solve()
         except smt.Undecided:
             raise RemoraTypeError(
                 f"cannot decide how to instantiate {name}: its index equations could not be solved in the "
                 "time allowed; write the instantiation with i-app/t-app",
                 e.span,
             ) from None
-        outcome = problem.outcome(found)
-        if key is not None and outcome.replayable():
+        outcome = application.outcome(found)
+        kept = outcome.generic(weak) if key is not None else None
+        if kept is not None and kept.replayable():
             if len(solved) >= SOLVED_LIMIT:  # type: ignore[arg-type]
                 solved.clear()  # type: ignore[union-attr]
-            solved[key] = outcome  # type: ignore[index]
+            solved[key] = kept  # type: ignore[index]
     return replay(fn, args, outcome)
 
 
@@ -551,10 +560,9 @@ def _short(name: str) -> str:
 
 
 def _promotion(p: TArr, a: TArr) -> str:
-    wanted, given = show_type(prune(p.atom)), show_type(prune(a.atom))
-    if (wanted, given) == ("Float", "Int"):
-        return "; Remora never converts implicitly: use int->float"
-    if (wanted, given) == ("Int", "Float"):
-        return "; Remora never converts implicitly: use floor, ceiling, round or truncate"
-    return ""
-
+    wanted, given = numeric_name(p.atom), numeric_name(a.atom)
+    if wanted is None or given is None or wanted == given:
+        return ""
+    if NUMBERS[wanted].integral and not NUMBERS[given].integral:
+        return f"; {PREFACE}use floor, ceiling, round or truncate"
+    return f"; {PREFACE}{convert(given, wanted)}"

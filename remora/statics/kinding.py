@@ -19,7 +19,7 @@ from .spelling import did_you_mean
 from .types import BASE_TYPES, TArr, TForall, TFun, TPi, TSigma, TVar, Type, kind_of, show_type
 
 INDEX_SORTS = ("Dim", "Shape")
-TYPE_KINDS = ("Atom", "Array", "Numeric")
+TYPE_KINDS = ("Atom", "Array", "Numeric", "Floating")
 
 
 @record(frozen=True)

@@ -21,7 +21,7 @@ from typing import Optional
 
 from ..front.parse import parse_type
 from ..front.reader import read
-from ..primitives.registry import ANY_ATOM, OVERLOAD_VAR, Primitive
+from ..primitives.registry import ANY_ATOM, OVERLOAD_VAR, RESULT_VAR, Primitive
 from .indices import SCALAR, Var
 from .kinding import Scope, kind_type
 from .types import AtomMeta, TArr, TForall, TPi, Type, subst
@@ -29,6 +29,9 @@ from .types import AtomMeta, TArr, TForall, TPi, Type, subst
 #: name -> (the primitive, its type, its overloaded variable): built on first use, once
 _TYPES: dict[str, tuple[Primitive, Type, Optional[Var]]] = {}
 _LOCK = threading.Lock()
+#: the result's overloaded atom type of a conversion (``floor``): one variable for every such
+#: primitive, as each occurrence substitutes its own unknown for it
+_RESULT = Var(RESULT_VAR, "Atom")
 
 
 def primitive_type(prim: Primitive) -> Type:
@@ -39,10 +42,13 @@ def primitive_type(prim: Primitive) -> Type:
 def instantiate(prim: Primitive, origin: str) -> Type:
     """The type of one occurrence: an overloaded atom type becomes a fresh unknown."""
     _, t, overload_var = _entry(prim)
-    if overload_var is None:
-        return t
-    allowed = None if prim.overload == ANY_ATOM else prim.overload
-    return subst(t, {overload_var: AtomMeta(allowed, origin)})  # type: ignore[arg-type]
+    unknowns: dict = {}
+    if overload_var is not None:
+        allowed = None if prim.overload == ANY_ATOM else prim.overload
+        unknowns[overload_var] = AtomMeta(allowed, origin)
+    if prim.result_overload is not None:  # (as wide as x, if there is an x; else Int)
+        unknowns[_RESULT] = AtomMeta(prim.result_overload, f"the result of {origin}", default=unknowns.get(overload_var))
+    return subst(t, unknowns) if unknowns else t
 
 
 def _entry(prim: Primitive) -> tuple[Primitive, Type, Optional[Var]]:
@@ -67,11 +73,14 @@ def _first_appearance(signature: str, names: list[str]) -> list[str]:
 def _build_type(prim: Primitive) -> tuple[Type, Optional[Var]]:
     sorts = dict(prim.sorts)
     overload_var = Var(OVERLOAD_VAR, "Atom") if prim.overload is not None else None
+    overload_vars = [overload_var] if overload_var else []
+    if prim.result_overload is not None:
+        overload_vars.append(_RESULT)
     order = _first_appearance(prim.signature, list(sorts))
     index_vars = [Var(n, sorts[n]) for n in order if sorts[n] == "Dim"]
     index_vars += [Var(n, sorts[n]) for n in order if sorts[n] == "Shape"]
     type_vars = [Var(n, sorts[n]) for n in order if sorts[n] in ("Atom", "Array")]
-    scope = Scope().extend(index_vars + type_vars + ([overload_var] if overload_var else []))
+    scope = Scope().extend(index_vars + type_vars + overload_vars)
     (node,) = read(prim.signature, f"<primitive {prim.name}>")
     t: Type = kind_type(parse_type(node), scope, "Atom")
     if type_vars:

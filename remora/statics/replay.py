@@ -15,7 +15,8 @@ from typing import NamedTuple, Optional
 from . import typed as T
 from .builders import index_application, type_application
 from .indices import SCALAR, Dim, Shape
-from .types import TArr, TFun, Type, is_ground, prune, zonk
+from ..records import record
+from .types import AtomMeta, LiteralMeta, TArr, TForall, TFun, TPi, TSigma, Type, is_ground, metas, prune, zonk
 from .unknowns import has_index_unknowns
 
 
@@ -47,16 +48,91 @@ class Outcome(NamedTuple):
         ) and not any(f is not None and has_index_unknowns(f) for f in self.lifts)
 
 
-def problem_key(fn: T.TyExpr, args: tuple[T.TyExpr, ...]) -> Optional[tuple]:
-    """The problem's key: the types of the function and the arguments, if all are ground."""
-    types = []
+    def generic(self, weak: tuple[AtomMeta, ...]) -> "Outcome":
+        """The outcome with the literals' unknown atom types of its problem (``weak``, in the order
+        of :func:`problem_key`) written as their slots, to be remembered."""
+        if not weak:
+            return self
+        table = {prune(m): WeakSlot(i, m.allowed) for i, m in enumerate(weak)}
+        return self._mapped(lambda t: table.get(t))
+
+    def concrete(self, weak: tuple[AtomMeta, ...]) -> "Outcome":
+        """A remembered outcome for a problem whose literals' unknowns are ``weak``."""
+        if not weak:
+            return self
+        return self._mapped(lambda t: weak[t.index] if isinstance(t, WeakSlot) else None)
+
+    def _mapped(self, swap) -> "Outcome":
+        def layers(ls: tuple[Layer, ...]) -> tuple[Layer, ...]:
+            return tuple(Layer(layer.kind, tuple(_swapped(v, swap) if isinstance(v, Type) else v for v in layer.values))
+                         for layer in ls)
+
+        return Outcome(layers(self.fn), tuple(layers(a) for a in self.args), self.lifts)
+
+
+@record(frozen=True, eq=True, repr=False)
+class WeakSlot(Type):
+    """Stands for the ``index``-th distinct unknown atom type of number literals (contract §10)
+    in a problem's key and in a remembered outcome, with what it may be: an instantiation does
+    not depend on which literal an unknown belongs to, only on where in the types it appears."""
+
+    index: int
+    allowed: frozenset
+
+
+def problem_key(fn: T.TyExpr, args: tuple[T.TyExpr, ...]) -> Optional[tuple[tuple, tuple[AtomMeta, ...]]]:
+    """The problem's key — the types of the function and the arguments, if all are ground but
+    for literals' unknown atom types, which are written as their slots — and those unknowns, in
+    order of appearance."""
+    types, weak = [], {}  # type: ignore[var-annotated]
     for t in (fn.type, *(a.type for a in args)):
         if not is_ground(t):
             t = zonk(t)
             if not is_ground(t):
-                return None
+                t = _slotted(t, weak)
+                if t is None:
+                    return None
         types.append(t)
-    return tuple(types)
+    return tuple(types), tuple(weak)
+
+
+def _slotted(t: Type, weak: dict) -> Optional[Type]:
+    """``t`` with each literal's unknown atom type as its slot (numbered in ``weak`` as met);
+    None if another unknown is left."""
+    unknowns = metas(t)
+    if not all(isinstance(m, LiteralMeta) for m in unknowns):
+        return None
+    for m in _in_order(t):
+        if m not in weak:
+            weak[m] = WeakSlot(len(weak), m.allowed)
+    return _swapped(t, weak.get)
+
+
+def _in_order(t: Type) -> list[AtomMeta]:
+    t = prune(t)
+    if isinstance(t, AtomMeta):
+        return [t]
+    if isinstance(t, TArr):
+        return _in_order(t.atom)
+    if isinstance(t, TFun):
+        return [m for p in (*t.params, t.result) for m in _in_order(p)]
+    if isinstance(t, (TForall, TPi, TSigma)):
+        return _in_order(t.body)
+    return []
+
+
+def _swapped(t: Type, swap) -> Type:
+    """``t`` with each atom type ``swap`` gives a replacement for replaced (None: kept)."""
+    t = prune(t)
+    if isinstance(t, (AtomMeta, WeakSlot)):
+        return swap(t) or t
+    if isinstance(t, TArr):
+        return TArr(_swapped(t.atom, swap), t.shape)
+    if isinstance(t, TFun):
+        return TFun(tuple(_swapped(p, swap) for p in t.params), _swapped(t.result, swap))
+    if isinstance(t, (TForall, TPi, TSigma)):
+        return type(t)(t.vars, _swapped(t.body, swap))
+    return t
 
 
 def replay(fn: T.TyExpr, args: tuple[T.TyExpr, ...], outcome: Outcome) -> tuple[T.TyExpr, tuple[T.TyExpr, ...]]:

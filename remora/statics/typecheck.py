@@ -14,6 +14,7 @@ import math
 from ..records import factory, record
 from typing import Callable, Optional
 
+from ..atoms import FLOATING, INTEGRAL, RESTRICTED_KINDS
 from . import control, smt
 from ..front import syntax as S
 from . import typed as T
@@ -32,6 +33,7 @@ from .types import (
     FLOAT,
     INT,
     AtomMeta,
+    LiteralMeta,
     TArr,
     TBase,
     TForall,
@@ -49,6 +51,8 @@ from .types import (
     subst,
     zonk,
 )
+from .conversions import arrays_differ, atom_mismatch
+from .literals import check_literals
 from .unify import default_metas, unify
 
 
@@ -114,6 +118,8 @@ class Checker:
     solved: dict = factory(dict)
     #: the name of the definition being checked (for the hint on an undeclared self-reference)
     defining: Optional[str] = None
+    #: the atom types of the number literals of the current top-level form (checked at its end)
+    literals: list[LiteralMeta] = factory(list)
 
     # --- top level --------------------------------------------------------------
 
@@ -123,7 +129,7 @@ class Checker:
         ``local`` binds names as locals around the form (values the run supplies in its own
         environment: a Python Function's arguments, one set per call); ``key`` is a definition's
         key if not a fresh one (the prelude's, :func:`~remora.statics.typed.library_key`)."""
-        self.pending = []
+        self.pending, self.literals = [], []
         env = Env(Scope(), Gamma(dict(local or {}), globals=self.globals))
         if isinstance(form, S.Define):
             key = key or T.fresh_key(form.name)
@@ -136,6 +142,7 @@ class Checker:
         else:
             result = T.TyExprForm(self.synth(form.expr, env), form.span)
         default_metas(self.pending)
+        check_literals(self.literals)
         node = result.value if isinstance(result, T.TyDefine) else result.expr
         T.zonk_tree(node)
         if isinstance(result, T.TyDefine):
@@ -175,7 +182,8 @@ class Checker:
         raise err.fixed_by(replace_with(e.span, close)) if close and "did you mean" in hint else err
 
     def t_array(self, e: S.ArrayLit, env: Env) -> T.TyExpr:  # T-ARRAY
-        atoms = tuple(self.atom(a, env) for a in e.atoms)
+        weak: dict[str, LiteralMeta] = {}  # (the literal's integers share one atom type, its floats another)
+        atoms = tuple(self.literal(a, weak) if type(a) is S.Lit else self.atom(a, env) for a in e.atoms)
         _check_count(len(atoms), e.dims, "array literal", "atoms", e.span)
         atom_type = atoms[0].type
         for i, a in enumerate(atoms[1:], start=2):
@@ -252,7 +260,7 @@ class Checker:
             )
         if not unify(arg_type.atom, param.atom):
             fixes: list[Fix] = []  # (what the message suggests, as edits)
-            err = RemoraTypeError(_atom_mismatch(i, arg, arg_type.atom, param.atom, name, e, args, fun, fixes), arg.span)
+            err = RemoraTypeError(atom_mismatch(i, arg, arg_type.atom, param.atom, name, e, args, fun, fixes), arg.span)
             raise err.fixed_by(*fixes)
         return FramePart(f"argument {i}", frame, arg.span, arg_type.shape, param.shape)
 
@@ -366,8 +374,23 @@ class Checker:
         return RULES[type(a)](self, a, env)
 
     def t_lit(self, a: S.Lit, env: Env) -> T.TyAtom:  # base values (Int, Float, Bool constants)
-        t = BOOL if isinstance(a.value, bool) else INT if isinstance(a.value, int) else FLOAT
-        return T.TyLit(t, a.span, a.value)
+        return self.literal(a, {})
+
+    def literal(self, a: S.Lit, weak: dict[str, "LiteralMeta"]) -> T.TyAtom:
+        """A Bool is a ``Bool``; a number is *weak* (contract §10): its atom type is an unknown
+        shared by the literal's numbers of its class, ``Int``/``Int32`` or ``Float``/``Float32``,
+        which its context settles (``Int``/``Float`` when nothing does)."""
+        if isinstance(a.value, bool):
+            return T.TyLit(BOOL, a.span, a.value)
+        kind = "int" if isinstance(a.value, int) else "float"
+        meta = weak.get(kind)
+        if meta is None:
+            meta = weak[kind] = LiteralMeta(INTEGRAL, INT) if kind == "int" else LiteralMeta(FLOATING, FLOAT)
+            self.pending.append(meta)
+            self.literals.append(meta)
+        node = T.TyLit(meta, a.span, a.value)
+        meta.literals.append(node)
+        return node
 
     def t_op(self, a: S.Prim, env: Env) -> T.TyPrim:  # T-OP
         t = instantiate(PRIMITIVES[a.name], a.name)
@@ -415,10 +438,14 @@ class Checker:
 
 
 def kind_fits(t: Type, kind: str) -> bool:
-    """Whether a type of ``t``'s kind may instantiate a variable of kind ``kind`` (Numeric ⊂ Atom)."""
-    if kind == "Numeric":
+    """Whether a type of ``t``'s kind may instantiate a variable of kind ``kind`` (Floating ⊂
+    Numeric ⊂ Atom: a restricted kind takes its base types and variables of a kind within it)."""
+    members = RESTRICTED_KINDS.get(kind)
+    if members is not None:
         t = prune(t)
-        return (isinstance(t, TBase) and t.name in ("Int", "Float")) or (isinstance(t, TVar) and t.var.sort == "Numeric")
+        if isinstance(t, TBase):
+            return t.name in members
+        return isinstance(t, TVar) and RESTRICTED_KINDS.get(t.var.sort, frozenset({""})) <= members
     return kind_of(t) == kind
 
 
@@ -495,7 +522,7 @@ def _cells_differ(first: TArr, other: Type, i: int) -> str:
     msg = f"the cells of a frame must have one type: cell 1 has type {show_type(first)}, but cell {i} has type {show_type(other)}"
     if isinstance(other, TArr) and other.shape != first.shape:
         msg += counterexample_clause(first.shape, other.shape, "equal")
-    return msg
+    return msg + arrays_differ(first, other)
 
 
 def _box_mismatch(actual: Type, expected: Type, sigma: TSigma, indices: list[Index]) -> str:
@@ -520,70 +547,3 @@ def _describe_fn(fn: S.Expr) -> str:
         if isinstance(atom, S.Lam):
             return "this λ"
     return "the function"
-
-
-def _atom_mismatch(i, arg, arg_atom, param_atom, name, e, args, fun, fixes: list) -> str:
-    overloaded = isinstance(param_atom, AtomMeta)  # before pruning: was it an overloaded unknown?
-    arg_atom, param_atom = prune(arg_atom), prune(param_atom)
-    if isinstance(param_atom, AtomMeta):
-        return f"argument {i} of {name} has atom type {show_type(arg_atom)}, but {name} works on {describe_allowed(param_atom)}"
-    if overloaded and isinstance(arg_atom, TBase):
-        allowed = _original_allowed(fun, i)
-        if allowed is not None and arg_atom.name not in allowed:
-            return (
-                f"argument {i} of {name} has atom type {show_type(arg_atom)}, but {name} works on "
-                + " or ".join(n for n in ("Int", "Float", "Bool") if n in allowed)
-            )
-    msg = f"argument {i} of {name} has atom type {show_type(arg_atom)}, but {name} expects {show_type(param_atom)} here"
-    if isinstance(param_atom, TVar) and param_atom.var.sort == "Numeric" and _int_literal(e.args[i - 1]) is not None:
-        literal = _int_literal(e.args[i - 1])
-        return msg + f"; write (from-int {literal}) for the number {literal} at type {show_type(param_atom)}"
-    pair = {show_type(arg_atom), show_type(param_atom)}
-    if pair == {"Int", "Float"}:
-        source = _setter(i, args, fun, param_atom) if overloaded else None
-        if source:
-            msg += f" (fixed by argument {source})"
-        msg += "; Remora never converts implicitly: " + _promotion_hint(e, args, i, source, arg_atom, fixes)
-    return msg
-
-
-def _original_allowed(fun: TFun, i: int):
-    """What an overloaded parameter's atom type could be before arguments settled it."""
-    p = fun.params[i - 1]
-    atom = p.atom if isinstance(p, TArr) else None
-    while isinstance(atom, AtomMeta):
-        if atom.allowed is not None:
-            return atom.allowed
-        atom = atom.solution
-    return None
-
-
-def _setter(i: int, args, fun: TFun, atom: Type) -> int | None:
-    """Which earlier argument settled an overloaded atom type (for the message)."""
-    for j in range(1, i):
-        p = prune(fun.params[j - 1])
-        if isinstance(p, TArr) and isinstance(p.atom, AtomMeta) and prune(p.atom) is atom:
-            return j
-    return None
-
-
-def _promotion_hint(e: S.App, args, i: int, source: int | None, arg_atom: Type, fixes: list) -> str:
-    """What to write instead, in words and (into ``fixes``) as edits."""
-    float_given = isinstance(arg_atom, TBase) and arg_atom.name == "Float"
-    if float_given and not source:  # a Float where only an Int will do
-        return "use floor, ceiling, round or truncate to make an Int"
-    int_arg = e.args[source - 1] if (source and float_given) else e.args[i - 1]
-    literal = _int_literal(int_arg)
-    fixes.append(wrap_in(int_arg.span, "int->float"))
-    if literal is not None:
-        fixes.append(replace_with(int_arg.span, f"{literal}.0"))
-        return f"use int->float, or write {literal}.0"
-    return "use int->float on the Int side (or floor/round/truncate on the Float side)"
-
-
-def _int_literal(e: S.Expr) -> int | None:
-    if isinstance(e, S.ArrayLit) and not e.dims and isinstance(e.atoms[0], S.Lit):
-        v = e.atoms[0].value
-        if isinstance(v, int) and not isinstance(v, bool):
-            return v
-    return None

@@ -16,6 +16,7 @@ import itertools
 from ..records import record
 from typing import Mapping, Union
 
+from ..atoms import RESTRICTED_KINDS, in_order
 from .indices import Dim, Index, Shape, Var, free_vars as index_free_vars, show_shape, subst_shape
 
 
@@ -87,19 +88,25 @@ _meta_ids = itertools.count(1)
 class AtomMeta(Type):
     """An unknown atom type, optionally restricted to ``allowed`` base types.
 
-    ``origin`` names what introduced it (``+``), for messages.  Solved in place.
+    ``origin`` names what introduced it (``+``), for messages.  Solved in place.  ``default``
+    is what it becomes if nothing settles it by the end of its top-level form (see
+    :func:`remora.statics.unify.default_metas`): a base type (a literal's ``Int`` or
+    ``Float``), another unknown whose floating-point type it takes the width of (``floor``'s
+    result), or None (``Int`` where allowed).
     """
 
-    __slots__ = ("id", "allowed", "solution", "origin", "display")
+    __slots__ = ("id", "allowed", "solution", "origin", "display", "default")
     _ground = False  # (what it stands for is decided later)
     _free = None
 
-    def __init__(self, allowed: frozenset[str] | None, origin: str, display: str | None = None):
+    def __init__(self, allowed: frozenset[str] | None, origin: str, display: str | None = None,
+                 default: "Type | None" = None):
         self.id = next(_meta_ids)
         self.allowed = allowed
         self.solution: Type | None = None
         self.origin = origin
         self.display = display
+        self.default = default
 
     def __eq__(self, other: object) -> bool:
         return self is other
@@ -111,9 +118,24 @@ class AtomMeta(Type):
         return f"?{self.id}"
 
 
+class LiteralMeta(AtomMeta):
+    """The atom type of the number literals of one array literal (contract §10: literals are
+    *weak*): an integer literal is ``Int`` or ``Int32``, a floating-point one ``Float`` or
+    ``Float32`` (or a ``Floating`` type variable), as its context asks, and ``Int``/``Float``
+    when nothing does.  ``literals`` are its typed literal atoms, checked against the type it
+    settles to once the form is checked (an ``Int32`` literal out of range is a type error)."""
+
+    __slots__ = ("literals",)
+
+    def __init__(self, allowed: frozenset[str], default: "TBase"):
+        super().__init__(allowed, "this literal", display=default.name, default=default)
+        self.literals: list = []
+
+
 Binder = Union[TForall, TPi, TSigma]
 INT, FLOAT, BOOL = TBase("Int"), TBase("Float"), TBase("Bool")
-BASE_TYPES = {"Int": INT, "Float": FLOAT, "Bool": BOOL, "Num": INT}
+INT32, FLOAT32 = TBase("Int32"), TBase("Float32")
+BASE_TYPES = {"Int": INT, "Float": FLOAT, "Int32": INT32, "Float32": FLOAT32, "Bool": BOOL, "Num": INT}
 
 
 def scalar(atom: Type) -> TArr:
@@ -187,7 +209,7 @@ def kind_of(t: Type) -> str:
     if isinstance(t, TArr):
         return "Array"
     if isinstance(t, TVar):
-        return "Array" if t.var.sort == "Array" else "Atom"  # a Numeric variable is an Atom type
+        return "Array" if t.var.sort == "Array" else "Atom"  # a Numeric or Floating variable is an Atom type
     return "Atom"
 
 
@@ -343,5 +365,4 @@ def describe_allowed(m: AtomMeta) -> str:
     """What an unknown atom type may still be, in words: ``Int or Float``."""
     if m.allowed is None:
         return "any atom type"
-    order = ["Int", "Float", "Bool"]
-    return " or ".join(sorted(m.allowed, key=lambda n: order.index(n) if n in order else len(order)))
+    return " or ".join(in_order(m.allowed))

@@ -13,6 +13,7 @@ undo.
 
 from __future__ import annotations
 
+from ..atoms import FLOATING, in_order, integral_like
 from .types import FLOAT, INT, AtomMeta, TBase, Type, prune
 from .unknowns import Sol, u_types, walk
 
@@ -50,13 +51,45 @@ def restrict(meta: AtomMeta, allowed) -> None:
 
 
 def default_metas(ms: list[AtomMeta]) -> None:
-    """Unknown atom types nothing settled become ``Int`` (contract §2: ``(define f +)``)."""
+    """Unknown atom types nothing settled take their defaults (contract §2: ``(define f +)`` is
+    the ``Int`` one; §10: a literal is ``Int`` or ``Float``).  Unknowns made equal form one class,
+    solved together: as wide as the floating-point type it was taken from if one of them is a
+    ``floor`` result (``(+ (floor x) 1)`` is ``Int32`` for a ``Float32`` ``x``), else a literal's
+    default, else ``Int`` — or ``Float``, or the first type allowed — where allowed."""
+    classes: dict[AtomMeta, list[AtomMeta]] = {}
     for m in ms:
-        m = prune(m)  # type: ignore[assignment]
-        if isinstance(m, AtomMeta):
-            if m.allowed is None or "Int" in m.allowed:
-                m.solution = INT
-            elif "Float" in m.allowed:
-                m.solution = FLOAT
-            else:
-                m.solution = TBase(sorted(m.allowed)[0])
+        rep = prune(m)
+        if isinstance(rep, AtomMeta):
+            classes.setdefault(rep, []).append(m)
+    widths = []
+    for rep, members in classes.items():
+        if any(isinstance(m.default, AtomMeta) for m in members):
+            widths.append((rep, members))  # (after the others: its argument's type may be one of them)
+        else:
+            rep.solution = _default(rep, members)
+    for rep, members in widths:
+        rep.solution = _width_default(rep, members) or _default(rep, members)
+
+
+def _default(rep: AtomMeta, members: list[AtomMeta]) -> Type:
+    allowed = rep.allowed
+    for m in members:
+        d = m.default
+        if isinstance(d, TBase) and (allowed is None or d.name in allowed):
+            return d
+    if allowed is None or "Int" in allowed:
+        return INT
+    if "Float" in allowed:
+        return FLOAT
+    return TBase(in_order(allowed)[0])
+
+
+def _width_default(rep: AtomMeta, members: list[AtomMeta]) -> Type | None:
+    """The integer type as wide as the floating-point type a ``floor`` result was made from."""
+    for m in members:
+        source = prune(m.default) if isinstance(m.default, AtomMeta) else None
+        if isinstance(source, TBase) and source.name in FLOATING:
+            wanted = integral_like(source.name)
+            if rep.allowed is None or wanted in rep.allowed:
+                return TBase(wanted)
+    return None

@@ -24,10 +24,12 @@ from __future__ import annotations
 from ..records import factory, record
 from typing import Iterator, Optional
 
+from ..atoms import RESTRICTED_KINDS
 from .frames import prefix_ordered
 from .indices import Dim, Index, Shape, Var, dim_add, free_vars as index_free_vars, subst_dim
 from .types import (
     AtomMeta,
+    LiteralMeta,
     TArr,
     TBase,
     TForall,
@@ -242,6 +244,8 @@ def _bind_atom(m: AtomMeta, t: Type, sol: Sol) -> Iterator[Sol]:
         both = other if allowed is None else allowed if other is None else allowed & other
         if both is not None and not both:
             return
+        if isinstance(m, LiteralMeta) and not isinstance(t, LiteralMeta):
+            m, t = t, m  # (a literal's stays the one unknown that stands for both: messages show it)
         yield sol.with_atom(m, t, {t: both})
         return
     if allowed is not None and not fits_allowed(t, allowed):
@@ -255,7 +259,7 @@ def fits_allowed(t: Type, allowed: frozenset[str]) -> bool:
     """Whether ``t`` is one of the atom types an overloaded unknown may be."""
     if isinstance(t, TBase):
         return t.name in allowed
-    return isinstance(t, TVar) and t.var.sort == "Numeric" and {"Int", "Float"} <= allowed
+    return isinstance(t, TVar) and t.var.sort in RESTRICTED_KINDS and RESTRICTED_KINDS[t.var.sort] <= allowed
 
 
 def _occurs(m: AtomMeta, t: Type, sol: Sol) -> bool:

@@ -488,13 +488,13 @@ def _iota_v(ctx, n):
     if ctx.frame:  # all the frame's vectors 0 … k-1 in one flat buffer
         lengths = xp.reshape(xp.contiguous(n), (-1,))
         total = int(xp.sum(lengths))
-        ctx.check_size(total, "iota/v")
+        ctx.check_size(total, "iota/v", "Int")
         starts = xp.repeat(xp.cumulative_sum(lengths) - lengths, lengths)
         return BoxFrame(xp, ctx.frame, xp.arange(total) - starts, lengths)
 
     def make(idx):
         k = int(n[idx])
-        ctx.check_size(k, "iota/v")
+        ctx.check_size(k, "iota/v", "Int")
         return BoxValue((k,), xp.arange(k))
 
     return per_cell(ctx, make)

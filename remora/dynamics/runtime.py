@@ -153,6 +153,18 @@ class PrimContext:
         primitive; ``rep``: its atoms' representation, by default the result's)."""
         check_size(atoms, atom_bytes(rep or self.result_rep), f"`{what}`", self.span, self.run)
 
+    def check_total(self, counts, what: str, rep: str | None = None) -> int:
+        """The sum of the non-negative Int vector ``counts`` (the lengths of the parts of one
+        array), refused past the size limit.  Summed as Ints, huge counts would wrap around to a
+        small or negative total that the check lets through: exactly, as Python ints, then."""
+        xp, n = self.xp, counts.shape[0]
+        if n and int(xp.max(counts)) > (2**63 - 1) // n:
+            total = sum(int(c) for c in xp.to_host(counts))
+        else:  # (no partial sum can wrap)
+            total = int(xp.sum(counts)) if n else 0
+        self.check_size(total, what, rep)
+        return total
+
     def check_shape(self, shape: tuple, what: str, rep: str | None = None) -> None:
         """Refuse to build an array of a shape NumPy cannot hold, or over the size limit (its atoms
         of representation ``rep``, by default the result's)."""

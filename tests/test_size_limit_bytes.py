@@ -29,6 +29,10 @@ CASES = {
     "Float32": ("((λ ((b [Float32])) (* data b)) bins)",
                 {"data": np.linspace(0, 1, 50, dtype=np.float32), "bins": np.ones(4, dtype=np.float32)}, 200, 4),
     "Int": ("((λ ((b [Int])) (+ data b)) bins)", {"data": np.arange(100), "bins": np.arange(10)}, 1000, 8),
+    # a box's contents: reshape counts the atoms it is given
+    "Bool reshape": ("(reshape [10 100] data)", {"data": np.arange(7) % 2 == 0}, 1000, 1),
+    "Float32 reshape": ("(reshape [4 50] data)", {"data": np.linspace(0, 1, 3, dtype=np.float32)}, 200, 4),
+    "Int iota": ("(iota [10 10])", {}, 100, 8),
 }
 
 

@@ -34,6 +34,11 @@ PROGRAMS = {
         "[3.140625 2.5625 4.5703125]",
     # a λ capturing a per-box value
     "(tail (scan (λ ((a [Int]) (b [Int])) (+ a (* b (head (append [7] v))))) 0 (append [5] v)))": "[56 35 77]",
+    # a λ calling a λ that captured the ragged value itself, or a per-box value
+    "(let ((g (λ ((a [Int])) (+ a (length v))))) (tail (scan (λ ((a [Int]) (b [Int])) (g (+ a b))) 0 (append [5] v))))":
+        "[20 7 31]",
+    "(let ((h (head (append [7] v)))) (let ((g (λ ((a [Int])) (+ a h)))) "
+    "(tail (scan (λ ((a [Int]) (b [Int])) (g (+ a b))) 0 (append [5] v)))))": "[36 19 46]",
     # items that are vectors
     "(tail (scan (λ ((a [Int]) (b [Int 2])) (+ a (sum b))) 0 (outer * (append [5] v) [1 2])))": "[24 15 33]",
     "(tail (scan + [100 0] (outer * (append [5] v) [1 2])))": "[[108 16] [105 10] [111 22]]",

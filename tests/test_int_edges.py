@@ -82,3 +82,18 @@ def test_an_int32_count_is_a_type_error_that_names_the_conversion():
     with pytest.raises(RemoraTypeError) as info:
         _shown(f"(take (int->int32 {MIN32}) [1 2 3])", "plans", "numpy")
     assert "int32->int" in info.value.message
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax", "dask"])
+@pytest.mark.parametrize("source", ["(drop n [1 2 3])", "((λ ((m [Int])) (take m [1 2 3])) n)"])
+def test_the_most_negative_int_as_input_data_is_a_located_error(source, backend):
+    """The counts come in as data (compiled by JAX as an argument, not a constant)."""
+    import numpy as np
+
+    import remora
+
+    _skip_without(backend)
+    with pytest.raises(RemoraRuntimeError) as info:
+        remora.evaluate(source, n=np.array([[1, MIN], [0, 2]]), backend=backend)
+    assert f"of {MIN} items from an array of 3 items" in info.value.message
+    assert info.value.span is not None

@@ -159,3 +159,25 @@ def test_a_registered_function_that_raises_is_a_located_error():
         remora.evaluate(f"({name} [1 2])", )
     assert f"registered primitive `{name}` raised ZeroDivisionError: the user's own" in info.value.message
     np.testing.assert_array_equal(remora.evaluate("(+ 1 [1 2])"), [2, 3])
+
+
+def test_a_cache_naming_what_this_installation_lacks_is_a_miss(tmp_path, monkeypatch):
+    """An intact file naming a module this installation lacks (another NumPy's, say: D40)."""
+    import sys
+    import types
+
+    from remora.interfaces import prelude_cache
+
+    module = types.ModuleType("remora_vanished_module")
+
+    class Thing:
+        pass
+
+    Thing.__module__, Thing.__qualname__ = module.__name__, "Thing"
+    module.Thing = Thing
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    data = pickle.dumps(({"a": Thing()}, []), protocol=prelude_cache.PROTOCOL)
+    monkeypatch.delitem(sys.modules, module.__name__)
+    path = tmp_path / "prelude-x.pickle"
+    path.write_bytes(prelude_cache._digest(data) + data)
+    assert prelude_cache._read(path) is None

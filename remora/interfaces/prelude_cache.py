@@ -153,7 +153,10 @@ def _read(path: Path) -> Prelude | None:
     digest, data = raw[:DIGEST_BYTES], raw[DIGEST_BYTES:]
     if len(raw) < DIGEST_BYTES or _digest(data) != digest:
         return None  # (truncated, damaged, or not written by :func:`_write`)
-    bindings, forms = _Unpickler(io.BytesIO(data)).load()
+    try:
+        bindings, forms = _Unpickler(io.BytesIO(data)).load()
+    except _Incompatible:  # (an object of another NumPy, say, that this installation cannot revive: D40)
+        return None
     return Prelude(bindings, forms, from_cache=True)
 
 
@@ -222,8 +225,19 @@ class _Pickler(pickle.Pickler):
         return None
 
 
+class _Incompatible(Exception):
+    """The cache names a class or function this installation does not have (NumPy's version is
+    not in the key, D40): the file is of no use here."""
+
+
 class _Unpickler(pickle.Unpickler):
     """Revives each cached variable once, as a new variable with a serial from this process."""
+
+    def find_class(self, module: str, name: str):
+        try:
+            return super().find_class(module, name)
+        except (ImportError, AttributeError) as err:
+            raise _Incompatible(f"{module}.{name}") from err
 
     def __init__(self, file):
         super().__init__(file)

@@ -33,7 +33,7 @@ from .batched import FrameContext, Val, align, plain_val, spread
 from .layouts import BoxFrame, NeedGrouping, Ragged, RaggedDim, is_ragged_cell
 from .rebatch import detach_closure, restrict_closure, restrict_env
 from ..errors import RemoraRuntimeError
-from .runtime import Closure, IClosure
+from .runtime import ArrayTypeBinding, Closure, IClosure
 from .values import BoxValue, PrimFn
 
 
@@ -46,7 +46,10 @@ def _concrete_index(index, c: int):
     """An index argument (a Dim, or a Shape's tuple) as box ``c`` sees it."""
     if type(index) is RaggedDim:
         return int(index.lengths[c])
-    return _concrete(index, c) if isinstance(index, tuple) else index
+    if not isinstance(index, tuple) or not is_ragged_cell(index):
+        return index  # (as it is: an Array type variable's binding keeps its representation)
+    concrete = _concrete(index, c)
+    return type(index)(concrete, index.rep) if isinstance(index, ArrayTypeBinding) else concrete
 
 
 # ---------------------------------------------------------------------------

@@ -487,17 +487,28 @@ def _iota_v(ctx, n):
     ctx.require(n >= 0, "iota/v of a negative length, {}", n)
     if ctx.frame:  # all the frame's vectors 0 … k-1 in one flat buffer
         lengths = xp.reshape(xp.contiguous(n), (-1,))
+        ctx.check_size(_exact_total(xp, lengths), "iota/v", "Int")
         total = int(xp.sum(lengths))
-        ctx.check_size(total, "iota/v")
         starts = xp.repeat(xp.cumulative_sum(lengths) - lengths, lengths)
         return BoxFrame(xp, ctx.frame, xp.arange(total) - starts, lengths)
 
     def make(idx):
         k = int(n[idx])
-        ctx.check_size(k, "iota/v")
+        ctx.check_size(k, "iota/v", "Int")
         return BoxValue((k,), xp.arange(k))
 
     return per_cell(ctx, make)
+
+
+def _exact_total(xp, counts) -> int:
+    """The sum of the non-negative Int vector ``counts`` as a Python int: summed as Ints, huge
+    counts wrap around to a small (or negative) total that a size check would let through."""
+    n = counts.shape[0]
+    if not n:
+        return 0
+    if int(xp.max(counts)) <= (2**63 - 1) // n:
+        return int(xp.sum(counts))  # (no partial sum can wrap)
+    return sum(int(c) for c in xp.to_host(counts))
 
 
 def _iota_of_shape(ctx, dims: tuple[int, ...], what: str):

@@ -15,6 +15,8 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Sequence
 
+from .streams import OutputError, report  # (the standard library only, as this module)
+
 if TYPE_CHECKING:
     import argparse
 
@@ -192,13 +194,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of our output went away: nothing more is wanted
         _quiet_stdout()
         return EXIT_OK
-    except Exception as exc:
-        from .streams import OutputError, report
-
-        if isinstance(exc, OutputError):
-            _quiet_stdout()
-            report(f"remora: cannot write to standard output: {exc.reason}")
-            return EXIT_USAGE
+    except OutputError as exc:
+        _quiet_stdout()
+        report(f"remora: cannot write to standard output: {exc.reason}")
+        return EXIT_USAGE
+    except Exception as exc:  # the command line's one "internal error" handler: a bug in remora
         if _interrupts:  # (a Ctrl-C that some import turned into another exception)
             return _interrupted()
         if os.environ.get("REMORA_DEBUG"):

@@ -151,31 +151,41 @@ except ImportError:  # pragma: no cover - (a Python built without it)
 # Reading and writing
 
 
+#: bytes of the digest that starts a cache file: the payload is unpickled only when it matches, so a
+#: truncated or damaged file is a cache miss, and an error unpickling an intact one is a bug (raised)
+DIGEST_BYTES = 16
+
+
+def _digest(data: bytes) -> bytes:
+    return _blake2b(data, digest_size=DIGEST_BYTES).digest()
+
+
 def _read(path: Path) -> Prelude | None:
-    """The cached prelude, or None if there is none or it cannot be used (for whatever reason)."""
+    """The cached prelude, or None if there is none or its file is damaged."""
     try:
-        data = path.read_bytes()
-        bindings, forms = _Unpickler(io.BytesIO(data)).load()
-    except Exception:  # missing, unreadable, truncated, corrupt, from an incompatible build: ignored
+        raw = path.read_bytes()
+    except OSError:  # (missing or unreadable: no cache)
         return None
-    if not (isinstance(bindings, dict) and isinstance(forms, list)):
-        return None
+    digest, data = raw[:DIGEST_BYTES], raw[DIGEST_BYTES:]
+    if len(raw) < DIGEST_BYTES or _digest(data) != digest:
+        return None  # (truncated, damaged, or not written by :func:`_write`)
+    bindings, forms = _Unpickler(io.BytesIO(data)).load()
     return Prelude(bindings, forms, from_cache=True)
 
 
 def _write(path: Path, bindings: dict, forms: list) -> None:
     """Write the cache file atomically (a temporary file renamed), or not at all."""
+    data = _dumps(bindings, forms)  # (a prelude that cannot be pickled is a bug: it is raised)
     try:
-        data = _dumps(bindings, forms)
         path.parent.mkdir(parents=True, exist_ok=True)
         temp = path.with_name(f".{path.name}.{os.getpid()}.{id(data):x}.tmp")
         try:
-            temp.write_bytes(data)
+            temp.write_bytes(_digest(data) + data)
             os.replace(temp, path)
         finally:
             temp.unlink(missing_ok=True)
         _prune(path.parent)
-    except Exception:  # unwritable, full, unpicklable: the next process checks the prelude again
+    except OSError:  # (an unwritable directory, a full disk: the next process checks the prelude again)
         pass
 
 

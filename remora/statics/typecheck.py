@@ -16,6 +16,7 @@ from typing import Callable, Optional
 
 from ..atoms import FLOATING, INTEGRAL, RESTRICTED_KINDS
 from . import control, smt
+from .pointful import t_for
 from ..front import syntax as S
 from . import typed as T
 from ..errors import Fix, RemoraTypeError, Span, replace_with, span_text, wrap_in
@@ -463,6 +464,7 @@ RULES: dict[type, Callable] = {
     S.Unbox: Checker.t_unbox,
     S.Let: Checker.t_let,
     S.If: Checker.t_if,
+    S.For: t_for,
     S.Lit: Checker.t_lit,
     S.Prim: Checker.t_op,
     S.Lam: Checker.t_lam,

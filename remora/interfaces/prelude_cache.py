@@ -11,7 +11,10 @@ write a temporary file and rename it, so concurrent processes never see half a c
 
 Where: ``$REMORA_CACHE_DIR`` if set (the tests point it at a temporary directory), else
 ``$XDG_CACHE_HOME/remora``, else ``~/.cache/remora``.  Which prelude: the ``.rem`` files of
-``$REMORA_PRELUDE`` (a directory) if set, else the prelude shipped with remora.
+``$REMORA_PRELUDE`` (a directory) if set, else the prelude shipped with remora: the package
+``remora.prelude``, read with :mod:`importlib.resources` (decisions.md D57) — the repository's
+top-level ``prelude/`` folder, which ``pyproject.toml`` maps to that package, so a wheel carries it
+as package data and an editable install finds it where it is.
 
 Index and type variables are compared by identity and ordered by serial number
 (:class:`~remora.statics.indices.Var`), so they cannot simply be unpickled as they were: each
@@ -27,6 +30,7 @@ import io
 import os
 import pickle
 import sys
+from importlib import resources
 from pathlib import Path
 from typing import Callable, NamedTuple
 
@@ -39,10 +43,8 @@ PROTOCOL = pickle.HIGHEST_PROTOCOL
 #: cache files kept in the directory (one per prelude and remora version): older ones are removed
 KEEP = 8
 _PACKAGE = Path(__file__).resolve().parents[1]
-SHIPPED_DIRS = (
-    _PACKAGE.parent / "prelude",  # a source checkout or editable install
-    Path(sys.prefix) / "share" / "remora" / "prelude",  # installed as data files
-)
+#: the package whose data files are the shipped prelude (the repository's ``prelude/``, D57)
+SHIPPED_PACKAGE = "remora.prelude"
 
 
 class Prelude(NamedTuple):
@@ -61,11 +63,25 @@ Check = Callable[[list[tuple[str, str]]], tuple[dict, list]]
 def prelude_files() -> list[Path]:
     """The prelude's ``.rem`` files, in the order they are checked."""
     override = os.environ.get(PRELUDE_ENV)
-    dirs = (Path(override),) if override else SHIPPED_DIRS
-    for directory in dirs:
-        if directory.is_dir():
-            return sorted(directory.glob("*.rem"))
-    raise FileNotFoundError("the Remora prelude is missing (looked in: " + ", ".join(map(str, dirs)) + ")")
+    directory = Path(override) if override else shipped_dir()
+    if not directory.is_dir():
+        raise FileNotFoundError(f"the Remora prelude is missing (looked in: {directory})")
+    return sorted(directory.glob("*.rem"))
+
+
+def shipped_dir() -> Path:
+    """The folder of the prelude installed with remora: the package ``remora.prelude``'s files.
+
+    A path, not only a :mod:`importlib.resources` traversable, because the language server and
+    error messages name the file a definition is in; remora is installed as files (a wheel,
+    unpacked, or editable), never run from a zip."""
+    try:
+        folder = resources.files(SHIPPED_PACKAGE)
+    except ModuleNotFoundError:
+        raise FileNotFoundError(f"the Remora prelude is missing: no package {SHIPPED_PACKAGE} is installed") from None
+    if not isinstance(folder, Path):
+        raise FileNotFoundError(f"the Remora prelude is missing: {SHIPPED_PACKAGE} is not a folder of files ({folder})")
+    return folder
 
 
 def cache_dir() -> Path:

@@ -48,3 +48,19 @@ def test_index_arithmetic_out_of_range_is_the_same_located_error(engine, backend
     with pytest.raises(RemoraRuntimeError) as info:
         _run("(for ((i 4)) (index xs (+ i 1)))", {"xs": np.arange(4.0)}, engine, backend).tolist()
     assert info.value.span is not None and (info.value.span.line, info.value.span.col) == (1, 14)
+
+
+def test_the_pointful_bench_runs_at_its_smallest_size(capsys):
+    """``python -m bench --pointful --smallest`` (a smoke test: no timing is asserted)."""
+    import subprocess
+    import sys
+
+    from bench import pointful
+    from conftest import ROOT, subprocess_env
+
+    assert pointful.main(["--pointful", "--smallest", "--repeat", "1", "--only", "matrix", "softmax"]) == 0
+    out = capsys.readouterr().out
+    assert "matrix product" in out and "softmax" in out and "stencil" not in out
+    done = subprocess.run([sys.executable, "-m", "bench", "--pointful", "--smallest", "--repeat", "1", "--only", "L1"],
+                          capture_output=True, text=True, cwd=ROOT, env=subprocess_env(), timeout=300)
+    assert done.returncode == 0 and "pairwise L1" in done.stdout, done.stderr

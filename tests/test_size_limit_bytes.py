@@ -72,3 +72,43 @@ def test_the_boxes_a_reference_map_makes_count_their_atoms_and_bytes():
     with pytest.raises(RemoraRuntimeError) as info:
         _run("reference", "numpy", source, inputs, 47)
     assert "the boxes made by" in info.value.message and "12 atoms (48 bytes)" in info.value.message, info.value.message
+
+
+@pytest.mark.parametrize("engine,backend", ENGINES)
+def test_counting_a_frame_of_comparisons_builds_only_the_bools(engine, backend):
+    """``count`` sums the flags themselves: the issue's histogram, scaled down, runs at a limit of
+    its Bool frame's bytes (an Int copy of the flags would be eight times that)."""
+    if backend != "numpy":
+        pytest.importorskip(backend)
+    data, bins = np.arange(1000) % 10, np.arange(10)
+    source = "((λ ((b [Int])) (count (= data b))) bins)"
+    assert _run(engine, backend, source, {"data": data, "bins": bins}, 10_000) == ["[100 100 100 100 100 100 100 100 100 100]"]
+
+
+def test_the_histogram_of_two_million_data_in_64_bins_runs():
+    """The issue's program at its size: 128 MB of Bool, under the default limit."""
+    data = np.random.default_rng(0).integers(0, 64, 2_000_000)
+    session = Session(run=RunConfig(stdin=io.StringIO("")))
+    session.bind("data", data)
+    session.bind("bins", np.arange(64))
+    ((_, value),) = session.run_text("((λ ((b [Int])) (count (= data b))) bins)", "<test>")
+    assert np.array_equal(np.asarray(value), (data == np.arange(64)[:, None]).sum(axis=1))
+
+
+@pytest.mark.parametrize("engine,backend", ENGINES + [("plans", "dask")])
+@pytest.mark.parametrize("source,expected", [
+    ("(count [#t #f #t #t])", "3"),
+    ("(count (filter [#t #f] [#t #t]))", None),  # a type error: a box is not a vector
+    ("((λ ((m [Bool 3])) (unbox (k xs (filter m [#t #t #f])) (count xs))) [[#t #f #t] [#t #t #t] [#f #f #f]])", "[1 2 0]"),
+    ("(count [[#t #f #t] [#f #f #f]])", "[2 0]"),
+])
+def test_count_of_vectors_frames_and_boxes(engine, backend, source, expected):
+    if backend != "numpy":
+        pytest.importorskip(backend)
+    if expected is None:
+        from remora.errors import RemoraError
+
+        with pytest.raises(RemoraError):
+            _run(engine, backend, source, {}, 10**9)
+        return
+    assert _run(engine, backend, source, {}, 10**9) == [expected]

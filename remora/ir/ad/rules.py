@@ -1,0 +1,482 @@
+"""Transpose (vector–Jacobian) rules, one per IR operation name.
+
+``TRANSPOSE[op](xp, ct, out, args, kw)`` is, for the equation ``out = op(*args, **kw)`` and the
+cotangent ``ct`` of ``out``, the cotangent of each argument (a list aligned with ``args``; a list
+inside it for an argument that is a list of arrays, ``None`` where nothing flows).  ``args`` and
+``out`` are the values the forward pass computed (the inner backend's arrays); every rule is
+written with the inner backend's operations ``xp`` and the arrays' operators only, so the
+derivative is a program of the same IR, run by whatever backend ``xp`` is — and itself taped
+where ``xp`` is a taping backend (a derivative of a derivative).
+
+Where an operation is not differentiable, the rule gives what ``jax.grad`` gives
+(spec/derivatives.md lists each point): ``abs`` at 0 has slope 1, ``max``/``min`` of a tie
+split the cotangent equally, ``sqrt`` at 0 is ``inf``, and ``floor``/``ceiling``/``round``/
+``truncate``, comparisons and everything ``Int`` or ``Bool`` carry no derivative.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+Rule = Callable[..., list]
+TRANSPOSE: dict[str, Rule] = {}
+
+
+def rule(*names: str) -> Callable[[Rule], Rule]:
+    def register(fn: Rule) -> Rule:
+        for name in names:
+            TRANSPOSE[name] = fn
+        return fn
+
+    return register
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def shape_of(x) -> tuple:
+    return tuple(getattr(x, "shape", ()))
+
+
+def is_array(x) -> bool:
+    return getattr(x, "shape", None) is not None
+
+
+def unbroadcast(xp, ct, x):
+    """``ct`` summed down to ``x``'s shape (the transpose of NumPy broadcasting); None for a
+    Python scalar ``x`` (a constant)."""
+    if not is_array(x):
+        return None
+    shape = shape_of(x)
+    if shape_of(ct) == shape:
+        return ct
+    lead = ct.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and ct.shape[lead + i] != 1)
+    if axes:
+        ct = xp.sum(ct, axis=axes)
+    return xp.reshape(ct, shape)
+
+
+def zeros_like(xp, x):
+    return xp.full(shape_of(x), 0, xp.rep(x))
+
+
+def keep_axis(xp, small, x, axis: int):
+    """``small`` (``x`` reduced along ``axis``) seen at ``x``'s shape."""
+    shape = list(shape_of(x))
+    shape[axis] = 1
+    return xp.broadcast_to(xp.reshape(small, tuple(shape)), shape_of(x))
+
+
+def axes_of(axis, ndim: int) -> tuple:
+    if axis is None:
+        return tuple(range(ndim))
+    if type(axis) in (tuple, list):
+        return tuple(a % ndim for a in axis)
+    return (axis % ndim,)
+
+
+def spread_back(xp, ct, x, axis):
+    """``ct`` of a reduction of ``x`` over ``axis`` at ``x``'s shape."""
+    axes = axes_of(axis, x.ndim)
+    shape = tuple(1 if i in axes else d for i, d in enumerate(shape_of(x)))
+    return xp.broadcast_to(xp.reshape(ct, shape), shape_of(x))
+
+
+def chooser(xp, ct, out, x, axis):
+    """The transpose of ``max``/``min`` over ``axis``: the cotangent shared equally by the
+    atoms equal to the result (``jax.grad``'s choice at a tie)."""
+    hit = xp.astype(xp.equal(x, spread_back(xp, out, x, axis)), xp.rep(x))
+    count = spread_back(xp, xp.sum(hit, axis=axes_of(axis, x.ndim)), x, axis)
+    return hit * spread_back(xp, ct, x, axis) / count
+
+
+# --- elementwise -----------------------------------------------------------------------------
+
+
+@rule("add", "__add__")
+def _add(xp, ct, out, args, kw):
+    a, b = args
+    return [unbroadcast(xp, ct, a), unbroadcast(xp, ct, b)]
+
+
+@rule("subtract", "__sub__")
+def _subtract(xp, ct, out, args, kw):
+    a, b = args
+    return [unbroadcast(xp, ct, a), unbroadcast(xp, -ct, b)]
+
+
+@rule("multiply", "__mul__")
+def _multiply(xp, ct, out, args, kw):
+    a, b = args
+    return [unbroadcast(xp, ct * b, a), unbroadcast(xp, ct * a, b)]
+
+
+@rule("divide", "__truediv__")
+def _divide(xp, ct, out, args, kw):
+    a, b = args
+    return [unbroadcast(xp, ct / b, a), unbroadcast(xp, -ct * out / b, b)]
+
+
+@rule("negative", "__neg__")
+def _negative(xp, ct, out, args, kw):
+    return [-ct]
+
+
+@rule("abs", "__abs__")
+def _abs(xp, ct, out, args, kw):
+    (a,) = args
+    return [xp.where(xp.greater_equal(a, 0), ct, -ct)]  # (slope 1 at 0, as jax.grad)
+
+
+def _tie_split(xp, ct, a, b, wins):
+    """The cotangent of ``max``/``min``: to the operand that wins, half to each at a tie."""
+    half = ct * 0.5
+    to_a = xp.where(wins(a, b), ct, xp.where(xp.equal(a, b), half, ct * 0))
+    to_b = xp.where(wins(b, a), ct, xp.where(xp.equal(a, b), half, ct * 0))
+    return [unbroadcast(xp, to_a, a), unbroadcast(xp, to_b, b)]
+
+
+@rule("maximum")
+def _maximum(xp, ct, out, args, kw):
+    return _tie_split(xp, ct, args[0], args[1], xp.greater)
+
+
+@rule("minimum")
+def _minimum(xp, ct, out, args, kw):
+    return _tie_split(xp, ct, args[0], args[1], xp.less)
+
+
+@rule("pow", "__pow__")
+def _pow(xp, ct, out, args, kw):
+    a, b = args
+    to_a = ct * b * xp.pow(a, b - 1) if is_array(a) else None
+    to_b = None
+    if is_array(b):  # (log of 0 taken as 0 there: jax.grad's 0 ** y)
+        safe = xp.where(xp.equal(a, 0), xp.full((), 1, xp.rep(b)), a)
+        to_b = ct * xp.log(safe) * out
+    return [unbroadcast(xp, to_a, a) if to_a is not None else None, unbroadcast(xp, to_b, b) if to_b is not None else None]
+
+
+@rule("sqrt")
+def _sqrt(xp, ct, out, args, kw):
+    return [ct * 0.5 / out]
+
+
+@rule("exp")
+def _exp(xp, ct, out, args, kw):
+    return [ct * out]
+
+
+@rule("log")
+def _log(xp, ct, out, args, kw):
+    return [ct / args[0]]
+
+
+@rule("sin")
+def _sin(xp, ct, out, args, kw):
+    return [ct * xp.cos(args[0])]
+
+
+@rule("cos")
+def _cos(xp, ct, out, args, kw):
+    return [-ct * xp.sin(args[0])]
+
+
+@rule("tan")
+def _tan(xp, ct, out, args, kw):
+    return [ct * (1 + out * out)]
+
+
+@rule("atan")
+def _atan(xp, ct, out, args, kw):
+    a = args[0]
+    return [ct / (1 + a * a)]
+
+
+@rule("floor", "ceil", "round", "trunc", "floor_divide", "__floordiv__", "remainder", "__mod__")
+def _flat(xp, ct, out, args, kw):
+    return [None] * len(args)  # (piecewise constant: no derivative, as jax.grad)
+
+
+@rule("where")
+def _where(xp, ct, out, args, kw):
+    c, a, b = args
+    zero = ct * 0
+    return [None, unbroadcast(xp, xp.where(c, ct, zero), a), unbroadcast(xp, xp.where(c, zero, ct), b)]
+
+
+@rule("astype", "asarray")
+def _astype(xp, ct, out, args, kw):
+    x = args[0]
+    if not is_array(x):
+        return [None] * len(args)
+    return [xp.astype(ct, xp.rep(x)) if ct.dtype != x.dtype else ct] + [None] * (len(args) - 1)
+
+
+@rule("copy", "contiguous", "settle", "staged", "read_only", "remade", "bounded")
+def _identity(xp, ct, out, args, kw):
+    return [ct] + [None] * (len(args) - 1)
+
+
+# --- structure -------------------------------------------------------------------------------
+
+
+@rule("reshape", "expand_dims")
+def _reshape(xp, ct, out, args, kw):
+    return [xp.reshape(ct, shape_of(args[0])), None]
+
+
+@rule("broadcast_to")
+def _broadcast_to(xp, ct, out, args, kw):
+    return [unbroadcast(xp, ct, args[0]), None]
+
+
+@rule("moveaxis")
+def _moveaxis(xp, ct, out, args, kw):
+    x, source, destination = args
+    return [xp.moveaxis(ct, destination, source), None, None]
+
+
+@rule("permute_dims")
+def _permute_dims(xp, ct, out, args, kw):
+    axes = [a % len(args[1]) for a in args[1]]
+    inverse = tuple(axes.index(i) for i in range(len(axes)))
+    return [xp.permute_dims(ct, inverse), None]
+
+
+@rule("flip")
+def _flip(xp, ct, out, args, kw):
+    return [xp.flip(ct, args[1]), None]
+
+
+@rule("roll")
+def _roll(xp, ct, out, args, kw):
+    return [xp.roll(ct, -args[1], args[2]), None, None]
+
+
+@rule("concat")
+def _concat(xp, ct, out, args, kw):
+    xs, axis = args[0], (args[1] if len(args) > 1 else 0)
+    axis %= ct.ndim
+    parts, start = [], 0
+    for x in xs:
+        n = shape_of(x)[axis]
+        parts.append(ct[(slice(None),) * axis + (slice(start, start + n),)])
+        start += n
+    return [parts, None]
+
+
+@rule("stack")
+def _stack(xp, ct, out, args, kw):
+    xs, axis = args[0], (args[1] if len(args) > 1 else 0)
+    axis %= ct.ndim
+    return [[ct[(slice(None),) * axis + (i,)] for i in range(len(xs))], None]
+
+
+@rule("compact")
+def _compact(xp, ct, out, args, kw):
+    x = args[0]
+    if shape_of(out) == shape_of(x):
+        return [ct]
+    return [xp.index_add(shape_of(x), tuple(slice(0, d) for d in shape_of(out)), ct)]
+
+
+# --- positions -------------------------------------------------------------------------------
+
+
+@rule("__getitem__")
+def _getitem(xp, ct, out, args, kw):
+    x, key = args
+    return [xp.index_add(shape_of(x), key, ct), None]
+
+
+@rule("gather")
+def _gather(xp, ct, out, args, kw):
+    x, indices = args
+    return [xp.index_add(shape_of(x), (indices,), ct), None]
+
+
+@rule("take")
+def _take(xp, ct, out, args, kw):
+    x, indices, axis = args
+    axis %= x.ndim
+    return [xp.index_add(shape_of(x), (slice(None),) * axis + (indices,), ct), None, None]
+
+
+@rule("take_along_axis")
+def _take_along_axis(xp, ct, out, args, kw):
+    x, indices, axis = args
+    axis %= x.ndim
+    key = []
+    for d in range(x.ndim):
+        if d == axis:
+            key.append(indices)
+        else:
+            shape = [1] * x.ndim
+            shape[d] = shape_of(indices)[d]
+            key.append(xp.reshape(xp.arange(shape_of(indices)[d]), tuple(shape)))
+    return [xp.index_add(shape_of(x), tuple(key), ct), None, None]
+
+
+@rule("select_items")
+def _select_items(xp, ct, out, args, kw):
+    x, mask = args
+    return [xp.index_add(shape_of(x), tuple(xp.nonzero(mask)), ct), None]
+
+
+@rule("scatter")
+def _scatter(xp, ct, out, args, kw):
+    x, indices, values = args
+    to_x = None
+    if is_array(x):
+        to_x = xp.scatter(xp.where(xp.asarray(True), ct, ct), indices, xp.full((), 0, xp.rep(ct)))
+    to_values = None
+    if is_array(values):
+        to_values = unbroadcast(xp, xp.gather(ct, indices), values)
+    return [to_x, None, to_values]
+
+
+@rule("index_add")
+def _index_add(xp, ct, out, args, kw):
+    shape, key, values = args
+    return [None, None, unbroadcast(xp, ct[key], values)]
+
+
+@rule("repeat")
+def _repeat(xp, ct, out, args, kw):
+    x, counts = args[0], args[1]
+    axis = (args[2] if len(args) > 2 else dict(kw).get("axis", 0)) % x.ndim
+    positions = xp.repeat(xp.arange(shape_of(x)[axis]), counts, 0)
+    return [xp.index_add(shape_of(x), (slice(None),) * axis + (positions,), ct)] + [None] * (len(args) - 1)
+
+
+@rule("resize")
+def _resize(xp, ct, out, args, kw):
+    x, n = args
+    positions = xp.remainder(xp.arange(n), max(x.size, 1))
+    return [xp.index_add(shape_of(x), (positions,), ct), None]
+
+
+# --- reductions and scans ------------------------------------------------------------------------
+
+
+@rule("sum")
+def _sum(xp, ct, out, args, kw):
+    x = args[0]
+    axis = args[1] if len(args) > 1 else dict(kw).get("axis")
+    return [spread_back(xp, ct, x, axis)] + [None] * (len(args) - 1)
+
+
+@rule("max", "min")
+def _max(xp, ct, out, args, kw):
+    x = args[0]
+    axis = args[1] if len(args) > 1 else dict(kw).get("axis")
+    return [chooser(xp, ct, out, x, axis)] + [None] * (len(args) - 1)
+
+
+@rule("reduce")
+def _reduce(xp, ct, out, args, kw):
+    op, x, axis = args
+    if op == "add":
+        return [None, spread_back(xp, ct, x, axis), None]
+    if op in ("maximum", "minimum"):
+        return [None, chooser(xp, ct, out, x, axis), None]
+    if op == "multiply":  # the product of the other items: exclusive products from both ends
+        return [None, spread_back(xp, ct, x, axis) * _others_product(xp, x, axis % x.ndim), None]
+    return [None, None, None]
+
+
+def _others_product(xp, x, axis: int):
+    ones = xp.full(shape_of(x)[:axis] + (1,) + shape_of(x)[axis + 1:], 1, xp.rep(x))
+    n = shape_of(x)[axis]
+    before = xp.concat([ones, xp.accumulate("multiply", x, axis)], axis)
+    after = xp.flip(xp.concat([ones, xp.accumulate("multiply", xp.flip(x, axis), axis)], axis), axis)
+    cut = (slice(None),) * axis
+    return before[cut + (slice(0, n),)] * after[cut + (slice(1, n + 1),)]
+
+
+@rule("accumulate")
+def _accumulate(xp, ct, out, args, kw):
+    op, x, axis = args
+    if op != "add":
+        refuse(f"accumulate {op}")
+    return [None, xp.flip(xp.accumulate("add", xp.flip(ct, axis), axis), axis), None]
+
+
+@rule("cumulative_sum")
+def _cumulative_sum(xp, ct, out, args, kw):
+    x = args[0]
+    options = dict(kw)
+    axis = args[1] if len(args) > 1 else options.get("axis", 0)
+    initial = args[2] if len(args) > 2 else options.get("include_initial", False)
+    axis %= x.ndim
+    if initial:
+        ct = ct[(slice(None),) * axis + (slice(1, None),)]
+    return [xp.flip(xp.cumulative_sum(xp.flip(ct, axis), axis), axis)] + [None] * (len(args) - 1)
+
+
+@rule("segment_reduce")
+def _segment_reduce(xp, ct, out, args, kw):
+    op, data, offsets = args
+    if op != "add":
+        refuse(f"segment_reduce {op}")
+    n = shape_of(data)[0]
+    starts = xp.scatter(xp.full((n,), 0, "Int"), offsets, 1)
+    segment = xp.cumulative_sum(starts) - 1
+    return [None, xp.gather(ct, segment), None]
+
+
+# --- contractions ----------------------------------------------------------------------------------
+
+
+@rule("vecdot")
+def _vecdot(xp, ct, out, args, kw):
+    a, b = args
+    c = xp.expand_dims(ct, -1)
+    return [unbroadcast(xp, c * b, a), unbroadcast(xp, c * a, b)]
+
+
+@rule("matmul")
+def _matmul(xp, ct, out, args, kw):
+    a, b = args
+    if a.ndim == 1 and b.ndim == 1:
+        return [ct * b, ct * a]
+    if b.ndim == 1:
+        return [unbroadcast(xp, xp.expand_dims(ct, -1) * b, a), unbroadcast(xp, xp.expand_dims(ct, -1) * a, b)]
+    if a.ndim == 1:
+        c = xp.expand_dims(ct, -2)
+        return [unbroadcast(xp, xp.sum(b * c, axis=-1), a), unbroadcast(xp, xp.expand_dims(a, -1) * c, b)]
+    return [unbroadcast(xp, xp.matmul(ct, xp.moveaxis(b, -1, -2)), a),
+            unbroadcast(xp, xp.matmul(xp.moveaxis(a, -1, -2), ct), b)]
+
+
+@rule("einsum")
+def _einsum(xp, ct, out, args, kw):
+    subscripts, operands = args[0], args[1:]
+    ins, result = subscripts.replace(" ", "").split("->")
+    letters = ins.split(",")
+    cts: list[Any] = [None]
+    for k, x in enumerate(operands):
+        if not is_array(x) or x.dtype.kind != "f":
+            cts.append(None)
+            continue
+        mine = letters[k]
+        if len(set(mine)) != len(mine):
+            refuse("einsum with a repeated index")
+        others = [letters[j] for j in range(len(operands)) if j != k] + [result]
+        known = set("".join(others))
+        present = "".join(ch for ch in mine if ch in known)
+        spec = ",".join(others) + "->" + present
+        part = xp.einsum(spec, *[operands[j] for j in range(len(operands)) if j != k], ct)
+        if present != mine:  # letters only this operand has: the sum over them is a broadcast
+            shape = tuple(shape_of(x)[i] if ch in known else 1 for i, ch in enumerate(mine))
+            part = xp.broadcast_to(xp.reshape(part, shape), shape_of(x))
+        cts.append(part)
+    return cts
+
+
+def refuse(what: str):
+    from .tape import Refused
+
+    raise Refused(f"the derivative of `{what}`")

@@ -1,0 +1,96 @@
+"""The transformations: a taped program's pullback (reverse mode), and forward mode from it.
+
+``pullback(tape, out, ct)`` walks the taped equations last first; each equation whose result
+received a cotangent hands it to its arguments by the equation's transpose rule
+(:data:`.rules.TRANSPOSE`, by the operation's name); cotangents that meet at one variable are
+added.  The walk keeps, per variable, only the cotangent not yet handed on; the tape holds the
+forward values the rules read (what reverse mode must store, and no more than the forward
+program computed: a small constant times the program, spec/derivatives.md).
+
+``vjp_of``/``jvp_of``/``grad_of`` take a *function of one traced array* (``run(xp, x)``: the
+caller's evaluation of the Remora function on the backend ``xp`` at ``x``) so that this module
+needs nothing of the engines.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ...backends.base import Backend
+from .rules import TRANSPOSE, refuse, zeros_like
+from .tape import Dual, TapeBackend
+
+Run = Callable[[Backend, Any], Any]
+
+
+def pullback(tape: TapeBackend, out: Any, ct: Any) -> dict[int, Any]:
+    """The cotangents of the taped variables (by ``id``) when ``out`` (a Dual of ``tape``) has
+    cotangent ``ct``."""
+    xp = tape.inner
+    cts: dict[int, Any] = {}
+    if type(out) is Dual and out.tape is tape:
+        cts[id(out)] = ct
+    for eqn in reversed(tape.steps):
+        got = cts.pop(id(eqn.outs), None)
+        if got is None:
+            continue
+        transpose = TRANSPOSE.get(eqn.op)
+        if transpose is None:
+            refuse(eqn.op)
+        args = tape.unwrap(eqn.args)
+        given = transpose(xp, got, eqn.outs.value, args, tape.unwrap(eqn.kw))
+        _hand_on(tape, xp, eqn.args, given, cts)
+    return cts
+
+
+def _hand_on(tape: TapeBackend, xp: Backend, args: tuple, given: list, cts: dict) -> None:
+    for arg, ct in zip(args, given):
+        if ct is None:
+            continue
+        if type(arg) is list:
+            _hand_on(tape, xp, tuple(arg), ct, cts)
+        elif type(arg) is Dual and arg.tape is tape:
+            if ct.shape != arg.shape:  # (a rule's result seen at the variable's shape)
+                ct = xp.broadcast_to(ct, arg.shape)
+            before = cts.get(id(arg))
+            cts[id(arg)] = ct if before is None else xp.add(before, ct)
+
+
+def vjp_of(xp: Backend, run: Run, x: Any, ct: Any) -> tuple[Any, Any]:
+    """``run``'s value at ``x`` and the cotangent ``ct`` of it pulled back to ``x``."""
+    tape = TapeBackend(xp)
+    dx = tape.input(x)
+    out = run(tape, dx)
+    value = tape.unwrap(out)
+    found = pullback(tape, out, ct).get(id(dx))
+    return value, (zeros_like(xp, x) if found is None else _like(xp, found, x))
+
+
+def grad_of(xp: Backend, run: Run, x: Any) -> Any:
+    """The gradient at ``x`` of ``run``, whose value is a frame of scalars: each cell's gradient
+    (the cotangent 1 at every cell; cells are independent, so each gets its own)."""
+    tape = TapeBackend(xp)
+    dx = tape.input(x)
+    out = run(tape, dx)
+    value = tape.unwrap(out)
+    ones = xp.full(tuple(value.shape), 1, xp.rep(x))
+    found = pullback(tape, out, ones).get(id(dx))
+    return zeros_like(xp, x) if found is None else _like(xp, found, x)
+
+
+def jvp_of(xp: Backend, run: Run, x: Any, dx: Any, out_like: Callable[[Backend], Any]) -> Any:
+    """``J·dx``, the derivative of ``run`` at ``x`` in the direction ``dx``: the pullback is
+    linear in its cotangent ``u``; taped on an outer tape, its own pullback of ``dx`` is ``J·dx``
+    (the transpose of the transpose).  ``out_like(xp)``: zeros of ``run``'s result's shape."""
+    outer = TapeBackend(xp)
+    u = outer.input(out_like(xp))
+    _, pulled = vjp_of(outer, run, x, u)
+    found = pullback(outer, pulled, dx).get(id(u))
+    return out_like(xp) if found is None else found
+
+
+def _like(xp: Backend, ct: Any, x: Any) -> Any:
+    """The cotangent as an array of ``x``'s type (a Python scalar ``0`` never reaches a user)."""
+    if tuple(ct.shape) != tuple(x.shape):
+        ct = xp.broadcast_to(ct, tuple(x.shape))
+    return ct if xp.rep(ct) == xp.rep(x) else xp.astype(ct, xp.rep(x))

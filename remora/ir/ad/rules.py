@@ -57,6 +57,11 @@ def unbroadcast(xp, ct, x):
     return xp.reshape(ct, shape)
 
 
+def arg(args, kw, i: int, name: str, default=None):
+    """The operation's argument ``i`` (or, given by keyword, ``name``)."""
+    return args[i] if len(args) > i else dict(kw).get(name, default)
+
+
 def zeros_like(xp, x):
     return xp.full(shape_of(x), 0, xp.rep(x))
 
@@ -377,7 +382,7 @@ def _max(xp, ct, out, args, kw):
 
 @rule("reduce")
 def _reduce(xp, ct, out, args, kw):
-    op, x, axis = args
+    op, x, axis = args[0], args[1], arg(args, kw, 2, "axis")
     if op == "add":
         return [None, spread_back(xp, ct, x, axis), None]
     if op in ("maximum", "minimum"):
@@ -398,10 +403,28 @@ def _others_product(xp, x, axis: int):
 
 @rule("accumulate")
 def _accumulate(xp, ct, out, args, kw):
-    op, x, axis = args
-    if op != "add":
-        refuse(f"accumulate {op}")
-    return [None, xp.flip(xp.accumulate("add", xp.flip(ct, axis), axis), axis), None]
+    op, x, axis = args[0], args[1], arg(args, kw, 2, "axis")
+    axis %= x.ndim
+    if op == "add":
+        return [None, xp.flip(xp.accumulate("add", xp.flip(ct, axis), axis), axis), None]
+    if op == "multiply":
+        return [None, _running_product(xp, ct, out, x, axis), None]
+    refuse(f"accumulate {op}")
+
+
+def _running_product(xp, ct, out, x, axis: int):
+    """The transpose of a running product, exact at zeros: ``r_j = ct_j + x_{j+1}·r_{j+1}`` from
+    the end, times the product of the items before ``j``."""
+    n = shape_of(x)[axis]
+    cut = (slice(None),) * axis
+    r = ct[cut + (n - 1,)]
+    rs = [r]
+    for j in range(n - 2, -1, -1):
+        r = ct[cut + (j,)] + x[cut + (j + 1,)] * r
+        rs.append(r)
+    ones = xp.full(shape_of(x)[:axis] + (1,) + shape_of(x)[axis + 1:], 1, xp.rep(x))
+    before = xp.concat([ones, out[cut + (slice(0, n - 1),)]], axis)
+    return xp.stack(rs[::-1], axis) * before
 
 
 @rule("cumulative_sum")

@@ -14,6 +14,7 @@ needs nothing of the engines.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable
 
 from ...backends.base import Backend
@@ -37,10 +38,29 @@ def pullback(tape: TapeBackend, out: Any, ct: Any) -> dict[int, Any]:
         transpose = TRANSPOSE.get(eqn.op)
         if transpose is None:
             refuse(eqn.op)
-        args = tape.unwrap(eqn.args)
-        given = transpose(xp, got, eqn.outs.value, args, tape.unwrap(eqn.kw))
-        _hand_on(tape, xp, eqn.args, given, cts)
+        args, kw = positional(eqn.op, eqn.args, eqn.kw)
+        given = transpose(xp, got, eqn.outs.value, tape.unwrap(args), tape.unwrap(kw))
+        _hand_on(tape, xp, args, given, cts)
     return cts
+
+
+_SIGNATURES: dict[str, Any] = {}
+
+
+def positional(op: str, args: tuple, kw: tuple) -> tuple[tuple, tuple]:
+    """The equation's arguments in the order :class:`Backend` declares them, defaults filled in,
+    so that each rule reads its arguments by position whatever way the engine passed them."""
+    if not kw and op in _SIGNATURES:
+        return args, kw
+    method = getattr(Backend, op, None)
+    if method is None or not callable(method):
+        return args, kw
+    sig = _SIGNATURES.get(op)
+    if sig is None:
+        sig = _SIGNATURES[op] = inspect.signature(method)
+    bound = sig.bind(None, *args, **dict(kw))
+    bound.apply_defaults()
+    return tuple(bound.arguments.values())[1:], ()
 
 
 def _hand_on(tape: TapeBackend, xp: Backend, args: tuple, given: list, cts: dict) -> None:

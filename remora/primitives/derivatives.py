@@ -20,7 +20,6 @@ from ..backends import host
 from ..errors import RemoraRuntimeError
 from ..ir.ad import grad_of, jvp_of, vjp_of
 from ..ir.ad.tape import Refused
-from ..ir.core import Untraceable
 from ..dynamics.values import PrimFn
 from .registry import Primitive, primitive
 
@@ -31,11 +30,12 @@ _VJP = "(-> ((Arr (-> ((Arr x s)) (Arr x r)) (Shp)) (Arr x s) (Arr x r)) (Arr x 
 
 def _taped(ctx, tape):
     """``ctx``'s context and engine with the backend ``tape`` in place of ``ctx.xp``."""
-    if ctx.xp.name == "tracing":  # (a plan: the form runs on the whole-frame engine, D69)
-        raise Untraceable("a derivative (`grad`, `jvp`, `vjp`) is evaluated on the dynamic engine")
     ctx.xp.untraceable("a derivative")  # (a compiling backend evaluates it eagerly, D69)
     engine = copy.copy(ctx.engine)
     engine.xp = tape
+    if hasattr(engine, "global_value"):  # (a plan's trace: globals are its inputs, as the engine's)
+        engine.global_value = ctx.engine.global_value
+        tape.app_stack = ctx.xp.app_stack
     inner = copy.copy(ctx)
     inner.xp = tape
     inner.engine = engine

@@ -34,7 +34,7 @@ from ..backends.base import OBJECT, Backend
 from ..backends.numpy_backend import REP_OF_DTYPE, NumpyBackend
 from ..front import syntax as S
 from .api_register import ON_NEW_PRIMITIVE, register
-from .api_derivatives import derived
+from .api_derivatives import derived, jax_traced, traced_call
 from .api_results import _output, _refuse_functions
 from .compiled_calls import CompiledCalls, through
 from .input_messages import conversion_hint as _conversion_hint, subclass_message as _subclass_message
@@ -389,11 +389,7 @@ class Function:
         self.backend = backend
         self._derive, self._on_numpy = derive, None  # (remora.grad; the NumPy twin JAX's transformations call)
         self._xp = _backend(backend, "remora.function")
-        self._traced = None
-        if backend == "jax":
-            from .api_jax import is_traced as traced
-
-            self._traced = traced
+        self._traced = jax_traced() if backend == "jax" else None  # (api_jax.is_traced)
         self._session = Session(run=RunConfig(stdin=io.StringIO("")), backend=backend)
         self._planned = self._session.engine_name == "plans"
         #: whether NumPy arrays are this backend's own (arguments need no conversion once seen)
@@ -477,11 +473,8 @@ class Function:
 
     def _under_jax(self, args: tuple) -> Any:
         """The call as JAX's transformations see it (:mod:`.api_jax`)."""
-        from .api_jax import traced_call
-
-        if self._on_numpy is None:
-            self._on_numpy = Function(self.source, derive=self._derive)
-        return traced_call(self._on_numpy, args)
+        self._on_numpy = self._on_numpy or Function(self.source, derive=self._derive)
+        return traced_call(self._on_numpy, args, _argument_names(len(args)))
 
     #: argument signatures a Function keeps (their checked applications and plans), the most
     #: recently used first: a Function called on ever new shapes does not grow without bound
@@ -588,13 +581,7 @@ def function(source: str, backend: str = backends.DEFAULT) -> Function:
 def grad(source: str, backend: str = backends.DEFAULT) -> Function:
     """A Python callable for ``(grad f)``, ``f`` the Remora function ``source`` denotes (its
     last form): called with ``f``'s arguments, the gradient of ``f`` (a ``Float`` scalar) with
-    respect to the first, the others held fixed; over extra leading axes, each cell's gradient.
-
-    >>> import numpy as np, remora
-    >>> g = remora.grad("(λ ((x [Float 3])) (sum (* x x)))")
-    >>> g(np.array([1.0, 2.0, 3.0]))
-    array([2., 4., 6.])
-    """
+    respect to the first, the others held fixed; over extra leading axes, each cell's gradient."""
     return Function(source, backend, derive="grad")
 
 

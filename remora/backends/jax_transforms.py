@@ -11,12 +11,11 @@ JAX never needs to see inside it.  Decisions D70.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import jax
 import numpy as np
 
-from .api_derivatives import pullbacks
 
 
 def is_traced(args) -> bool:
@@ -24,8 +23,9 @@ def is_traced(args) -> bool:
     return any(isinstance(a, jax.core.Tracer) for a in args)
 
 
-def traced_call(on_numpy, args: tuple) -> Any:
-    """``on_numpy(*args)`` (a ``remora.function`` on the NumPy backend) for traced ``args``."""
+def traced_call(on_numpy, args: tuple, pullbacks: Callable) -> Any:
+    """``on_numpy(*args)`` (a ``remora.function`` on the NumPy backend) for traced ``args``;
+    ``pullbacks(values, ct, which)``: Remora's cotangents of the arguments ``which`` names."""
     args = tuple(jax.numpy.asarray(a) for a in args)
     zeros = [np.zeros(a.shape, a.dtype) for a in args]
     result = np.asarray(on_numpy(*zeros))  # (the result's dtype and shape: once per trace)
@@ -47,7 +47,7 @@ def traced_call(on_numpy, args: tuple) -> Any:
 
         def pulled(*values):
             values = [np.asarray(v) for v in values]
-            got = pullbacks(on_numpy, values[:-1], values[-1], floats)
+            got = pullbacks(values[:-1], values[-1], floats)
             return tuple(np.asarray(g, dtype=w.dtype) for g, w in zip(got, wanted))
 
         cts = jax.pure_callback(pulled, wanted, *xs, ct, vmap_method="broadcast_all") if floats else ()
@@ -56,3 +56,4 @@ def traced_call(on_numpy, args: tuple) -> Any:
 
     call.defvjp(forward, backward)
     return call(*args)
+

@@ -22,7 +22,7 @@ from ..errors import RemoraTypeError
 from ..front import syntax as S
 from . import typed as T
 from .indices import SCALAR
-from .types import TArr, TBase, TForall, TFun, TPi, prune, show_type
+from .types import FLOAT, TArr, TBase, TForall, TFun, TPi, prune, show_type
 from .unify import unify
 
 
@@ -35,6 +35,8 @@ def t_grad(checker, e: S.App, env) -> Optional[T.TyExpr]:
     f = checker.synth(e.args[0], env)
     fun, frame = _function(f)
     first = prune(fun.params[0]) if fun.params else None
+    if isinstance(first, TArr) and not isinstance(prune(first.atom), TBase):
+        unify(first.atom, FLOAT)  # (an overloaded primitive, ``(grad sin)``: Float unless said otherwise)
     if not (isinstance(first, TArr) and isinstance(prune(first.atom), TBase) and prune(first.atom).name in FLOATING):
         what = "has no parameters" if first is None else f"has first parameter of type {show_type(first)}"
         raise RemoraTypeError(

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from .tape import Refused, copy_of
+
 Rule = Callable[..., list]
 TRANSPOSE: dict[str, Rule] = {}
 
@@ -62,6 +64,17 @@ def arg(args, kw, i: int, name: str, default=None):
     return args[i] if len(args) > i else dict(kw).get(name, default)
 
 
+def mul(xp, a, b):
+    """``a·b`` by the backend's function: never an operator between two arrays, since an inner
+    backend's array on the left of a taped one would take the operation for itself."""
+    return xp.multiply(a, b)
+
+
+def const(xp, value, like):
+    """The scalar ``value`` as a 0-d array of ``like``'s representation (backend functions take arrays)."""
+    return xp.full((), value, xp.rep(like))
+
+
 def zeros_like(xp, x):
     return xp.full(shape_of(x), 0, xp.rep(x))
 
@@ -93,7 +106,7 @@ def chooser(xp, ct, out, x, axis):
     atoms equal to the result (``jax.grad``'s choice at a tie)."""
     hit = xp.astype(xp.equal(x, spread_back(xp, out, x, axis)), xp.rep(x))
     count = spread_back(xp, xp.sum(hit, axis=axes_of(axis, x.ndim)), x, axis)
-    return hit * spread_back(xp, ct, x, axis) / count
+    return xp.divide(xp.multiply(hit, spread_back(xp, ct, x, axis)), count)
 
 
 # --- elementwise -----------------------------------------------------------------------------
@@ -108,37 +121,37 @@ def _add(xp, ct, out, args, kw):
 @rule("subtract", "__sub__")
 def _subtract(xp, ct, out, args, kw):
     a, b = args
-    return [unbroadcast(xp, ct, a), unbroadcast(xp, -ct, b)]
+    return [unbroadcast(xp, ct, a), unbroadcast(xp, xp.negative(ct), b)]
 
 
 @rule("multiply", "__mul__")
 def _multiply(xp, ct, out, args, kw):
     a, b = args
-    return [unbroadcast(xp, ct * b, a), unbroadcast(xp, ct * a, b)]
+    return [unbroadcast(xp, mul(xp, ct, b), a), unbroadcast(xp, mul(xp, ct, a), b)]
 
 
 @rule("divide", "__truediv__")
 def _divide(xp, ct, out, args, kw):
     a, b = args
-    return [unbroadcast(xp, ct / b, a), unbroadcast(xp, -ct * out / b, b)]
+    return [unbroadcast(xp, xp.divide(ct, b), a), unbroadcast(xp, xp.negative(xp.divide(mul(xp, ct, out), b)), b)]
 
 
 @rule("negative", "__neg__")
 def _negative(xp, ct, out, args, kw):
-    return [-ct]
+    return [xp.negative(ct)]
 
 
 @rule("abs", "__abs__")
 def _abs(xp, ct, out, args, kw):
     (a,) = args
-    return [xp.where(xp.greater_equal(a, 0), ct, -ct)]  # (slope 1 at 0, as jax.grad)
+    return [xp.where(xp.greater_equal(a, const(xp, 0, a)), ct, xp.negative(ct))]  # (slope 1 at 0, as jax.grad)
 
 
 def _tie_split(xp, ct, a, b, wins):
     """The cotangent of ``max``/``min``: to the operand that wins, half to each at a tie."""
-    half = ct * 0.5
-    to_a = xp.where(wins(a, b), ct, xp.where(xp.equal(a, b), half, ct * 0))
-    to_b = xp.where(wins(b, a), ct, xp.where(xp.equal(a, b), half, ct * 0))
+    half, zero = mul(xp, ct, const(xp, 0.5, ct)), mul(xp, ct, const(xp, 0, ct))
+    to_a = xp.where(wins(a, b), ct, xp.where(xp.equal(a, b), half, zero))
+    to_b = xp.where(wins(b, a), ct, xp.where(xp.equal(a, b), half, zero))
     return [unbroadcast(xp, to_a, a), unbroadcast(xp, to_b, b)]
 
 
@@ -155,48 +168,48 @@ def _minimum(xp, ct, out, args, kw):
 @rule("pow", "__pow__")
 def _pow(xp, ct, out, args, kw):
     a, b = args
-    to_a = ct * b * xp.pow(a, b - 1) if is_array(a) else None
+    to_a = mul(xp, mul(xp, ct, b), xp.pow(a, xp.subtract(b, const(xp, 1, b)))) if is_array(a) else None
     to_b = None
     if is_array(b):  # (log of 0 taken as 0 there: jax.grad's 0 ** y)
-        safe = xp.where(xp.equal(a, 0), xp.full((), 1, xp.rep(b)), a)
-        to_b = ct * xp.log(safe) * out
+        safe = xp.where(xp.equal(a, const(xp, 0, a)), const(xp, 1, a), a)
+        to_b = mul(xp, mul(xp, ct, xp.log(safe)), out)
     return [unbroadcast(xp, to_a, a) if to_a is not None else None, unbroadcast(xp, to_b, b) if to_b is not None else None]
 
 
 @rule("sqrt")
 def _sqrt(xp, ct, out, args, kw):
-    return [ct * 0.5 / out]
+    return [xp.divide(mul(xp, ct, const(xp, 0.5, ct)), out)]
 
 
 @rule("exp")
 def _exp(xp, ct, out, args, kw):
-    return [ct * out]
+    return [mul(xp, ct, out)]
 
 
 @rule("log")
 def _log(xp, ct, out, args, kw):
-    return [ct / args[0]]
+    return [xp.divide(ct, args[0])]
 
 
 @rule("sin")
 def _sin(xp, ct, out, args, kw):
-    return [ct * xp.cos(args[0])]
+    return [mul(xp, ct, xp.cos(args[0]))]
 
 
 @rule("cos")
 def _cos(xp, ct, out, args, kw):
-    return [-ct * xp.sin(args[0])]
+    return [xp.negative(mul(xp, ct, xp.sin(args[0])))]
 
 
 @rule("tan")
 def _tan(xp, ct, out, args, kw):
-    return [ct * (1 + out * out)]
+    return [mul(xp, ct, xp.add(const(xp, 1, out), mul(xp, out, out)))]
 
 
 @rule("atan")
 def _atan(xp, ct, out, args, kw):
     a = args[0]
-    return [ct / (1 + a * a)]
+    return [xp.divide(ct, xp.add(const(xp, 1, a), mul(xp, a, a)))]
 
 
 @rule("floor", "ceil", "round", "trunc", "floor_divide", "__floordiv__", "remainder", "__mod__")
@@ -207,7 +220,7 @@ def _flat(xp, ct, out, args, kw):
 @rule("where")
 def _where(xp, ct, out, args, kw):
     c, a, b = args
-    zero = ct * 0
+    zero = mul(xp, ct, const(xp, 0, ct))
     return [None, unbroadcast(xp, xp.where(c, ct, zero), a), unbroadcast(xp, xp.where(c, zero, ct), b)]
 
 
@@ -335,7 +348,7 @@ def _scatter(xp, ct, out, args, kw):
     x, indices, values = args
     to_x = None
     if is_array(x):
-        to_x = xp.scatter(xp.where(xp.asarray(True), ct, ct), indices, xp.full((), 0, xp.rep(ct)))
+        to_x = xp.scatter(copy_of(xp, ct), indices, const(xp, 0, ct))
     to_values = None
     if is_array(values):
         to_values = unbroadcast(xp, xp.gather(ct, indices), values)
@@ -359,7 +372,7 @@ def _repeat(xp, ct, out, args, kw):
 @rule("resize")
 def _resize(xp, ct, out, args, kw):
     x, n = args
-    positions = xp.remainder(xp.arange(n), max(x.size, 1))
+    positions = xp.remainder(xp.arange(n), xp.full((), max(x.size, 1), "Int"))
     return [xp.index_add(shape_of(x), (positions,), ct), None]
 
 
@@ -388,7 +401,7 @@ def _reduce(xp, ct, out, args, kw):
     if op in ("maximum", "minimum"):
         return [None, chooser(xp, ct, out, x, axis), None]
     if op == "multiply":  # the product of the other items: exclusive products from both ends
-        return [None, spread_back(xp, ct, x, axis) * _others_product(xp, x, axis % x.ndim), None]
+        return [None, mul(xp, spread_back(xp, ct, x, axis), _others_product(xp, x, axis % x.ndim)), None]
     return [None, None, None]
 
 
@@ -420,11 +433,11 @@ def _running_product(xp, ct, out, x, axis: int):
     r = ct[cut + (n - 1,)]
     rs = [r]
     for j in range(n - 2, -1, -1):
-        r = ct[cut + (j,)] + x[cut + (j + 1,)] * r
+        r = xp.add(ct[cut + (j,)], mul(xp, x[cut + (j + 1,)], r))
         rs.append(r)
     ones = xp.full(shape_of(x)[:axis] + (1,) + shape_of(x)[axis + 1:], 1, xp.rep(x))
     before = xp.concat([ones, out[cut + (slice(0, n - 1),)]], axis)
-    return xp.stack(rs[::-1], axis) * before
+    return mul(xp, xp.stack(rs[::-1], axis), before)
 
 
 @rule("cumulative_sum")
@@ -457,19 +470,20 @@ def _segment_reduce(xp, ct, out, args, kw):
 def _vecdot(xp, ct, out, args, kw):
     a, b = args
     c = xp.expand_dims(ct, -1)
-    return [unbroadcast(xp, c * b, a), unbroadcast(xp, c * a, b)]
+    return [unbroadcast(xp, mul(xp, c, b), a), unbroadcast(xp, mul(xp, c, a), b)]
 
 
 @rule("matmul")
 def _matmul(xp, ct, out, args, kw):
     a, b = args
     if a.ndim == 1 and b.ndim == 1:
-        return [ct * b, ct * a]
+        return [mul(xp, ct, b), mul(xp, ct, a)]
     if b.ndim == 1:
-        return [unbroadcast(xp, xp.expand_dims(ct, -1) * b, a), unbroadcast(xp, xp.expand_dims(ct, -1) * a, b)]
+        c = xp.expand_dims(ct, -1)
+        return [unbroadcast(xp, mul(xp, c, b), a), unbroadcast(xp, mul(xp, c, a), b)]
     if a.ndim == 1:
         c = xp.expand_dims(ct, -2)
-        return [unbroadcast(xp, xp.sum(b * c, axis=-1), a), unbroadcast(xp, xp.expand_dims(a, -1) * c, b)]
+        return [unbroadcast(xp, xp.sum(mul(xp, b, c), axis=-1), a), unbroadcast(xp, mul(xp, xp.expand_dims(a, -1), c), b)]
     return [unbroadcast(xp, xp.matmul(ct, xp.moveaxis(b, -1, -2)), a),
             unbroadcast(xp, xp.matmul(xp.moveaxis(a, -1, -2), ct), b)]
 
@@ -500,6 +514,4 @@ def _einsum(xp, ct, out, args, kw):
 
 
 def refuse(what: str):
-    from .tape import Refused
-
     raise Refused(f"the derivative of `{what}`")

@@ -30,7 +30,6 @@ _VJP = "(-> ((Arr (-> ((Arr x s)) (Arr x r)) (Shp)) (Arr x s) (Arr x r)) (Arr x 
 
 def _taped(ctx, tape):
     """``ctx``'s context and engine with the backend ``tape`` in place of ``ctx.xp``."""
-    ctx.xp.untraceable("a derivative")  # (a compiling backend evaluates it eagerly, D69)
     engine = copy.copy(ctx.engine)
     engine.xp = tape
     if hasattr(engine, "global_value"):  # (a plan's trace: globals are its inputs, as the engine's)

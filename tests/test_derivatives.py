@@ -159,11 +159,12 @@ def test_every_engine_gives_the_same_derivative(name, source):
 
 
 @pytest.mark.parametrize("name,source", [(p[0], p[1]) for p in PROGRAMS], ids=[p[0] for p in PROGRAMS])
-def test_every_backend_gives_the_same_derivative(name, source):
-    pytest.importorskip("jax")
+@pytest.mark.parametrize("backend", ["jax", "dask"])
+def test_every_backend_gives_the_same_derivative(name, source, backend):
+    pytest.importorskip(backend)
     x = _values(5, 4, (0.0, 0.5, -0.5))
     text = source.format(n=4)
-    _close(np.asarray(remora.grad(text, backend="jax")(x)), remora.grad(text)(x), 1e-12)
+    _close(np.asarray(remora.grad(text, backend=backend)(x)), remora.grad(text)(x), 1e-12)
 
 
 def test_jvp_and_vjp_are_the_jacobian_times_a_vector_and_its_transpose():

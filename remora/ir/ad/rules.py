@@ -21,6 +21,14 @@ from typing import Any, Callable
 from .tape import Refused, copy_of
 
 Rule = Callable[..., list]
+
+
+def wanted(need, i: int) -> bool:
+    """Whether the cotangent of argument ``i`` is wanted (``need``: a flag per argument, from the
+    transformation: only a differentiated array's is; None: every one).  A rule computes only
+    those — what it does not compute it does not read, so the forward values it would have read
+    can go (in a plan: the lowering frees them after their last read)."""
+    return need is None or need[i]
 TRANSPOSE: dict[str, Rule] = {}
 
 
@@ -113,36 +121,38 @@ def chooser(xp, ct, out, x, axis):
 
 
 @rule("add", "__add__")
-def _add(xp, ct, out, args, kw):
+def _add(xp, ct, out, args, kw, need=None):
     a, b = args
     return [unbroadcast(xp, ct, a), unbroadcast(xp, ct, b)]
 
 
 @rule("subtract", "__sub__")
-def _subtract(xp, ct, out, args, kw):
+def _subtract(xp, ct, out, args, kw, need=None):
     a, b = args
-    return [unbroadcast(xp, ct, a), unbroadcast(xp, xp.negative(ct), b)]
+    return [unbroadcast(xp, ct, a), unbroadcast(xp, xp.negative(ct), b) if wanted(need, 1) else None]
 
 
 @rule("multiply", "__mul__")
-def _multiply(xp, ct, out, args, kw):
+def _multiply(xp, ct, out, args, kw, need=None):
     a, b = args
-    return [unbroadcast(xp, mul(xp, ct, b), a), unbroadcast(xp, mul(xp, ct, a), b)]
+    return [unbroadcast(xp, mul(xp, ct, b), a) if wanted(need, 0) else None,
+            unbroadcast(xp, mul(xp, ct, a), b) if wanted(need, 1) else None]
 
 
 @rule("divide", "__truediv__")
-def _divide(xp, ct, out, args, kw):
+def _divide(xp, ct, out, args, kw, need=None):
     a, b = args
-    return [unbroadcast(xp, xp.divide(ct, b), a), unbroadcast(xp, xp.negative(xp.divide(mul(xp, ct, out), b)), b)]
+    return [unbroadcast(xp, xp.divide(ct, b), a) if wanted(need, 0) else None,
+            unbroadcast(xp, xp.negative(xp.divide(mul(xp, ct, out), b)), b) if wanted(need, 1) else None]
 
 
 @rule("negative", "__neg__")
-def _negative(xp, ct, out, args, kw):
+def _negative(xp, ct, out, args, kw, need=None):
     return [xp.negative(ct)]
 
 
 @rule("abs", "__abs__")
-def _abs(xp, ct, out, args, kw):
+def _abs(xp, ct, out, args, kw, need=None):
     (a,) = args
     return [xp.where(xp.greater_equal(a, const(xp, 0, a)), ct, xp.negative(ct))]  # (slope 1 at 0, as jax.grad)
 
@@ -156,76 +166,77 @@ def _tie_split(xp, ct, a, b, wins):
 
 
 @rule("maximum")
-def _maximum(xp, ct, out, args, kw):
+def _maximum(xp, ct, out, args, kw, need=None):
     return _tie_split(xp, ct, args[0], args[1], xp.greater)
 
 
 @rule("minimum")
-def _minimum(xp, ct, out, args, kw):
+def _minimum(xp, ct, out, args, kw, need=None):
     return _tie_split(xp, ct, args[0], args[1], xp.less)
 
 
 @rule("pow", "__pow__")
-def _pow(xp, ct, out, args, kw):
+def _pow(xp, ct, out, args, kw, need=None):
     a, b = args
-    to_a = mul(xp, mul(xp, ct, b), xp.pow(a, xp.subtract(b, const(xp, 1, b)))) if is_array(a) else None
+    to_a = mul(xp, mul(xp, ct, b), xp.pow(a, xp.subtract(b, const(xp, 1, b)))) if wanted(need, 0) else None
     to_b = None
-    if is_array(b):  # (log of 0 taken as 0 there: jax.grad's 0 ** y)
+    if is_array(b) and wanted(need, 1):  # (log of 0 taken as 0 there: jax.grad's 0 ** y)
         safe = xp.where(xp.equal(a, const(xp, 0, a)), const(xp, 1, a), a)
         to_b = mul(xp, mul(xp, ct, xp.log(safe)), out)
     return [unbroadcast(xp, to_a, a) if to_a is not None else None, unbroadcast(xp, to_b, b) if to_b is not None else None]
 
 
 @rule("sqrt")
-def _sqrt(xp, ct, out, args, kw):
+def _sqrt(xp, ct, out, args, kw, need=None):
     return [xp.divide(mul(xp, ct, const(xp, 0.5, ct)), out)]
 
 
 @rule("exp")
-def _exp(xp, ct, out, args, kw):
+def _exp(xp, ct, out, args, kw, need=None):
     return [mul(xp, ct, out)]
 
 
 @rule("log")
-def _log(xp, ct, out, args, kw):
+def _log(xp, ct, out, args, kw, need=None):
     return [xp.divide(ct, args[0])]
 
 
 @rule("sin")
-def _sin(xp, ct, out, args, kw):
+def _sin(xp, ct, out, args, kw, need=None):
     return [mul(xp, ct, xp.cos(args[0]))]
 
 
 @rule("cos")
-def _cos(xp, ct, out, args, kw):
+def _cos(xp, ct, out, args, kw, need=None):
     return [xp.negative(mul(xp, ct, xp.sin(args[0])))]
 
 
 @rule("tan")
-def _tan(xp, ct, out, args, kw):
+def _tan(xp, ct, out, args, kw, need=None):
     return [mul(xp, ct, xp.add(const(xp, 1, out), mul(xp, out, out)))]
 
 
 @rule("atan")
-def _atan(xp, ct, out, args, kw):
+def _atan(xp, ct, out, args, kw, need=None):
     a = args[0]
     return [xp.divide(ct, xp.add(const(xp, 1, a), mul(xp, a, a)))]
 
 
 @rule("floor", "ceil", "round", "trunc", "floor_divide", "__floordiv__", "remainder", "__mod__")
-def _flat(xp, ct, out, args, kw):
+def _flat(xp, ct, out, args, kw, need=None):
     return [None] * len(args)  # (piecewise constant: no derivative, as jax.grad)
 
 
 @rule("where")
-def _where(xp, ct, out, args, kw):
+def _where(xp, ct, out, args, kw, need=None):
     c, a, b = args
     zero = mul(xp, ct, const(xp, 0, ct))
-    return [None, unbroadcast(xp, xp.where(c, ct, zero), a), unbroadcast(xp, xp.where(c, zero, ct), b)]
+    return [None, unbroadcast(xp, xp.where(c, ct, zero), a) if wanted(need, 1) else None,
+            unbroadcast(xp, xp.where(c, zero, ct), b) if wanted(need, 2) else None]
 
 
 @rule("astype", "asarray")
-def _astype(xp, ct, out, args, kw):
+def _astype(xp, ct, out, args, kw, need=None):
     x = args[0]
     if not is_array(x):
         return [None] * len(args)
@@ -233,7 +244,7 @@ def _astype(xp, ct, out, args, kw):
 
 
 @rule("copy", "contiguous", "settle", "staged", "read_only", "remade", "bounded")
-def _identity(xp, ct, out, args, kw):
+def _identity(xp, ct, out, args, kw, need=None):
     return [ct] + [None] * (len(args) - 1)
 
 
@@ -241,40 +252,40 @@ def _identity(xp, ct, out, args, kw):
 
 
 @rule("reshape", "expand_dims")
-def _reshape(xp, ct, out, args, kw):
+def _reshape(xp, ct, out, args, kw, need=None):
     return [xp.reshape(ct, shape_of(args[0])), None]
 
 
 @rule("broadcast_to")
-def _broadcast_to(xp, ct, out, args, kw):
+def _broadcast_to(xp, ct, out, args, kw, need=None):
     return [unbroadcast(xp, ct, args[0]), None]
 
 
 @rule("moveaxis")
-def _moveaxis(xp, ct, out, args, kw):
+def _moveaxis(xp, ct, out, args, kw, need=None):
     x, source, destination = args
     return [xp.moveaxis(ct, destination, source), None, None]
 
 
 @rule("permute_dims")
-def _permute_dims(xp, ct, out, args, kw):
+def _permute_dims(xp, ct, out, args, kw, need=None):
     axes = [a % len(args[1]) for a in args[1]]
     inverse = tuple(axes.index(i) for i in range(len(axes)))
     return [xp.permute_dims(ct, inverse), None]
 
 
 @rule("flip")
-def _flip(xp, ct, out, args, kw):
+def _flip(xp, ct, out, args, kw, need=None):
     return [xp.flip(ct, args[1]), None]
 
 
 @rule("roll")
-def _roll(xp, ct, out, args, kw):
+def _roll(xp, ct, out, args, kw, need=None):
     return [xp.roll(ct, -args[1], args[2]), None, None]
 
 
 @rule("concat")
-def _concat(xp, ct, out, args, kw):
+def _concat(xp, ct, out, args, kw, need=None):
     xs, axis = args[0], (args[1] if len(args) > 1 else 0)
     axis %= ct.ndim
     parts, start = [], 0
@@ -286,14 +297,14 @@ def _concat(xp, ct, out, args, kw):
 
 
 @rule("stack")
-def _stack(xp, ct, out, args, kw):
+def _stack(xp, ct, out, args, kw, need=None):
     xs, axis = args[0], (args[1] if len(args) > 1 else 0)
     axis %= ct.ndim
     return [[ct[(slice(None),) * axis + (i,)] for i in range(len(xs))], None]
 
 
 @rule("compact")
-def _compact(xp, ct, out, args, kw):
+def _compact(xp, ct, out, args, kw, need=None):
     x = args[0]
     if shape_of(out) == shape_of(x):
         return [ct]
@@ -304,26 +315,26 @@ def _compact(xp, ct, out, args, kw):
 
 
 @rule("__getitem__")
-def _getitem(xp, ct, out, args, kw):
+def _getitem(xp, ct, out, args, kw, need=None):
     x, key = args
     return [xp.index_add(shape_of(x), key, ct), None]
 
 
 @rule("gather")
-def _gather(xp, ct, out, args, kw):
+def _gather(xp, ct, out, args, kw, need=None):
     x, indices = args
     return [xp.index_add(shape_of(x), (indices,), ct), None]
 
 
 @rule("take")
-def _take(xp, ct, out, args, kw):
+def _take(xp, ct, out, args, kw, need=None):
     x, indices, axis = args
     axis %= x.ndim
     return [xp.index_add(shape_of(x), (slice(None),) * axis + (indices,), ct), None, None]
 
 
 @rule("take_along_axis")
-def _take_along_axis(xp, ct, out, args, kw):
+def _take_along_axis(xp, ct, out, args, kw, need=None):
     x, indices, axis = args
     axis %= x.ndim
     key = []
@@ -338,13 +349,13 @@ def _take_along_axis(xp, ct, out, args, kw):
 
 
 @rule("select_items")
-def _select_items(xp, ct, out, args, kw):
+def _select_items(xp, ct, out, args, kw, need=None):
     x, mask = args
     return [xp.index_add(shape_of(x), tuple(xp.nonzero(mask)), ct), None]
 
 
 @rule("scatter")
-def _scatter(xp, ct, out, args, kw):
+def _scatter(xp, ct, out, args, kw, need=None):
     x, indices, values = args
     to_x = None
     if is_array(x):
@@ -356,13 +367,13 @@ def _scatter(xp, ct, out, args, kw):
 
 
 @rule("index_add")
-def _index_add(xp, ct, out, args, kw):
+def _index_add(xp, ct, out, args, kw, need=None):
     shape, key, values = args
     return [None, None, unbroadcast(xp, ct[key], values)]
 
 
 @rule("repeat")
-def _repeat(xp, ct, out, args, kw):
+def _repeat(xp, ct, out, args, kw, need=None):
     x, counts = args[0], args[1]
     axis = (args[2] if len(args) > 2 else dict(kw).get("axis", 0)) % x.ndim
     positions = xp.repeat(xp.arange(shape_of(x)[axis]), counts, 0)
@@ -370,7 +381,7 @@ def _repeat(xp, ct, out, args, kw):
 
 
 @rule("resize")
-def _resize(xp, ct, out, args, kw):
+def _resize(xp, ct, out, args, kw, need=None):
     x, n = args
     positions = xp.remainder(xp.arange(n), xp.full((), max(x.size, 1), "Int"))
     return [xp.index_add(shape_of(x), (positions,), ct), None]
@@ -380,21 +391,21 @@ def _resize(xp, ct, out, args, kw):
 
 
 @rule("sum")
-def _sum(xp, ct, out, args, kw):
+def _sum(xp, ct, out, args, kw, need=None):
     x = args[0]
     axis = args[1] if len(args) > 1 else dict(kw).get("axis")
     return [spread_back(xp, ct, x, axis)] + [None] * (len(args) - 1)
 
 
 @rule("max", "min")
-def _max(xp, ct, out, args, kw):
+def _max(xp, ct, out, args, kw, need=None):
     x = args[0]
     axis = args[1] if len(args) > 1 else dict(kw).get("axis")
     return [chooser(xp, ct, out, x, axis)] + [None] * (len(args) - 1)
 
 
 @rule("reduce")
-def _reduce(xp, ct, out, args, kw):
+def _reduce(xp, ct, out, args, kw, need=None):
     op, x, axis = args[0], args[1], arg(args, kw, 2, "axis")
     if op == "add":
         return [None, spread_back(xp, ct, x, axis), None]
@@ -415,7 +426,7 @@ def _others_product(xp, x, axis: int):
 
 
 @rule("accumulate")
-def _accumulate(xp, ct, out, args, kw):
+def _accumulate(xp, ct, out, args, kw, need=None):
     op, x, axis = args[0], args[1], arg(args, kw, 2, "axis")
     axis %= x.ndim
     if op == "add":
@@ -441,7 +452,7 @@ def _running_product(xp, ct, out, x, axis: int):
 
 
 @rule("cumulative_sum")
-def _cumulative_sum(xp, ct, out, args, kw):
+def _cumulative_sum(xp, ct, out, args, kw, need=None):
     x = args[0]
     options = dict(kw)
     axis = args[1] if len(args) > 1 else options.get("axis", 0)
@@ -453,7 +464,7 @@ def _cumulative_sum(xp, ct, out, args, kw):
 
 
 @rule("segment_reduce")
-def _segment_reduce(xp, ct, out, args, kw):
+def _segment_reduce(xp, ct, out, args, kw, need=None):
     op, data, offsets = args
     if op != "add":
         refuse(f"segment_reduce {op}")
@@ -467,14 +478,23 @@ def _segment_reduce(xp, ct, out, args, kw):
 
 
 @rule("vecdot")
-def _vecdot(xp, ct, out, args, kw):
+def _vecdot(xp, ct, out, args, kw, need=None):
     a, b = args
-    c = xp.expand_dims(ct, -1)
-    return [unbroadcast(xp, mul(xp, c, b), a), unbroadcast(xp, mul(xp, c, a), b)]
+    return [_dot_part(xp, ct, b, a) if wanted(need, 0) else None, _dot_part(xp, ct, a, b) if wanted(need, 1) else None]
+
+
+def _dot_part(xp, ct, other, x):
+    """The cotangent of ``x`` in ``vecdot(x, other)`` (either order): ``ct`` times ``other``
+    along the last axis, summed down to ``x``'s shape — one contraction where ``x`` is a vector
+    the batch shares (a model's weights), as the forward pass's."""
+    if x.ndim == 1 and other.ndim == ct.ndim + 1 and shape_of(other)[:-1] == shape_of(ct):
+        batch = "abcdefghijklmnopqrstuvwxy"[:ct.ndim]
+        return xp.einsum(f"{batch}z,{batch}->z", other, ct)
+    return unbroadcast(xp, mul(xp, xp.expand_dims(ct, -1), other), x)
 
 
 @rule("matmul")
-def _matmul(xp, ct, out, args, kw):
+def _matmul(xp, ct, out, args, kw, need=None):
     a, b = args
     if a.ndim == 1 and b.ndim == 1:
         return [mul(xp, ct, b), mul(xp, ct, a)]
@@ -489,13 +509,13 @@ def _matmul(xp, ct, out, args, kw):
 
 
 @rule("einsum")
-def _einsum(xp, ct, out, args, kw):
+def _einsum(xp, ct, out, args, kw, need=None):
     subscripts, operands = args[0], args[1:]
     ins, result = subscripts.replace(" ", "").split("->")
     letters = ins.split(",")
     cts: list[Any] = [None]
     for k, x in enumerate(operands):
-        if not is_array(x) or x.dtype.kind != "f":
+        if not is_array(x) or x.dtype.kind != "f" or not wanted(need, k + 1):
             cts.append(None)
             continue
         mine = letters[k]

@@ -39,7 +39,8 @@ def pullback(tape: TapeBackend, out: Any, ct: Any) -> dict[int, Any]:
         if transpose is None:
             refuse(eqn.op)
         args, kw = positional(eqn.op, eqn.args, eqn.kw)
-        given = transpose(xp, got, eqn.outs.value, tape.unwrap(args), tape.unwrap(kw))
+        need = tuple(tape.mine(a) for a in args)
+        given = transpose(xp, got, eqn.outs.value, tape.unwrap(args), tape.unwrap(kw), need)
         _hand_on(tape, xp, args, given, cts)
     return cts
 

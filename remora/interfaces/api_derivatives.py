@@ -57,5 +57,5 @@ def pullbacks(function, args: tuple, ct: Any, which: list[int], names: list[str]
     env = {name: duals.get(i, arrays[i]) for i, name in enumerate(names)}
     out = engine.value(app, env)
     cts = pullback(tape, out, tape.inner.asarray(np.asarray(ct)))
-    return [cts.get(id(duals[i]), None) if id(duals[i]) in cts else zeros_like(tape.inner, arrays[i]) for i in which]
+    return [cts[duals[i].node] if duals[i].node in cts else zeros_like(tape.inner, arrays[i]) for i in which]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ...backends.base import OBJECT, Backend
-from ..core import OPERATORS, Eqn
+from ..core import OPERATORS, Abstract, Eqn
 
 #: the atom representations that carry derivatives
 DIFFERENTIABLE = ("Float", "Float32")
@@ -27,12 +27,14 @@ DIFFERENTIABLE = ("Float", "Float32")
 class Dual:
     """An array of the differentiated computation: the inner backend's array and its tape."""
 
-    __slots__ = ("value", "tape")
+    __slots__ = ("value", "tape", "node")
     __array_ufunc__ = None  # (``ndarray + Dual`` defers to Dual's reflected operator)
 
-    def __init__(self, value: Any, tape: "TapeBackend"):
+    def __init__(self, value: Any, tape: "TapeBackend", node: int | None = None):
         self.value = value
         self.tape = tape
+        #: the variable's number on its tape (cotangents are kept by it)
+        self.node = tape.fresh() if node is None else node
 
     @property
     def shape(self) -> tuple:
@@ -125,6 +127,11 @@ class TapeBackend(Backend):
         self.inner = inner
         self.ns = getattr(inner, "ns", None)
         self.steps: list[Eqn] = []
+        self.count = 0
+
+    def fresh(self) -> int:
+        self.count += 1
+        return self.count
 
     # --- the tape -------------------------------------------------------------------------
 
@@ -168,8 +175,27 @@ class TapeBackend(Backend):
         if not (self.mine(args) or self.mine(kw)) or type(result) is tuple or not self.differentiable(result):
             return result
         out = Dual(result, self)
-        self.steps.append(Eqn("call", op, args, out, kw=kw))
+        self.steps.append(self._residual(op, args, out, kw))
         return out
+
+    def _residual(self, op: str, args: tuple, out: Dual, kw: tuple) -> Eqn:
+        """The equation as the tape keeps it: the forward values its transpose rule reads
+        (:data:`.rules.READS`), and of every other variable only its number, dtype and shape —
+        so an intermediate no rule needs is freed as the forward pass drops it."""
+        reads = READS.get(op)
+        if reads is None:
+            return Eqn("call", op, args, out, kw=kw)
+        kept, keep_out = reads(tuple(self.mine(a) for a in args), self.unwrap(args))
+        args = tuple(a if i in kept else self._hollow(a) for i, a in enumerate(args))
+        return Eqn("call", op, args, out if keep_out else self._hollow(out), kw=kw)
+
+    def _hollow(self, x):
+        t = type(x)
+        if t is Dual and x.tape is self:
+            return Dual(Abstract(x.value.dtype, tuple(x.value.shape)), self, x.node)
+        if t is list or t is tuple:
+            return t(self._hollow(y) for y in x)
+        return x
 
     def _copy(self, x):
         return copy_of(self.inner, x)
@@ -311,3 +337,6 @@ for _name in ("add", "subtract", "multiply", "divide", "floor_divide", "remainde
               "round", "trunc", "isfinite", "equal", "not_equal", "less", "less_equal", "greater",
               "greater_equal", "logical_and", "logical_or", "logical_xor", "logical_not", "index_add"):
     setattr(TapeBackend, _name, _forwarder(_name))
+
+
+from .reads import READS  # noqa: E402  (the table of what each transpose rule reads)

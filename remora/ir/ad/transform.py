@@ -25,14 +25,14 @@ Run = Callable[[Backend, Any], Any]
 
 
 def pullback(tape: TapeBackend, out: Any, ct: Any) -> dict[int, Any]:
-    """The cotangents of the taped variables (by ``id``) when ``out`` (a Dual of ``tape``) has
+    """The cotangents of the taped variables (by their numbers) when ``out`` (a Dual of ``tape``) has
     cotangent ``ct``."""
     xp = tape.inner
     cts: dict[int, Any] = {}
     if type(out) is Dual and out.tape is tape:
-        cts[id(out)] = ct
+        cts[out.node] = ct
     for eqn in reversed(tape.steps):
-        got = cts.pop(id(eqn.outs), None)
+        got = cts.pop(eqn.outs.node, None)
         if got is None:
             continue
         transpose = TRANSPOSE.get(eqn.op)
@@ -73,8 +73,8 @@ def _hand_on(tape: TapeBackend, xp: Backend, args: tuple, given: list, cts: dict
         elif type(arg) is Dual and arg.tape is tape:
             if ct.shape != arg.shape:  # (a rule's result seen at the variable's shape)
                 ct = xp.broadcast_to(ct, arg.shape)
-            before = cts.get(id(arg))
-            cts[id(arg)] = ct if before is None else xp.add(before, ct)
+            before = cts.get(arg.node)
+            cts[arg.node] = ct if before is None else xp.add(before, ct)
 
 
 def vjp_of(xp: Backend, run: Run, x: Any, ct: Any) -> tuple[Any, Any]:
@@ -83,7 +83,7 @@ def vjp_of(xp: Backend, run: Run, x: Any, ct: Any) -> tuple[Any, Any]:
     dx = tape.input(x)
     out = run(tape, dx)
     value = tape.unwrap(out)
-    found = pullback(tape, out, ct).get(id(dx))
+    found = pullback(tape, out, ct).get(dx.node)
     return value, (zeros_like(xp, x) if found is None else _like(xp, found, x))
 
 
@@ -95,7 +95,7 @@ def grad_of(xp: Backend, run: Run, x: Any) -> Any:
     out = run(tape, dx)
     value = tape.unwrap(out)
     ones = xp.full(tuple(value.shape), 1, xp.rep(x))
-    found = pullback(tape, out, ones).get(id(dx))
+    found = pullback(tape, out, ones).get(dx.node)
     return zeros_like(xp, x) if found is None else _like(xp, found, x)
 
 
@@ -106,7 +106,7 @@ def jvp_of(xp: Backend, run: Run, x: Any, dx: Any, out_like: Callable[[Backend],
     outer = TapeBackend(xp)
     u = outer.input(out_like(xp))
     _, pulled = vjp_of(outer, run, x, u)
-    found = pullback(outer, pulled, dx).get(id(u))
+    found = pullback(outer, pulled, dx).get(u.node)
     return out_like(xp) if found is None else found
 
 

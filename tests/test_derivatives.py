@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import remora
 from conftest import check_error, run_program
+from gen_programs import float_losses
 
 # Each program: (name, the Remora function of x : [Float n] (its text, n filled in), the same
 # computation in JAX (a function of jnp and x, given x's NumPy value for what the program
@@ -251,3 +252,18 @@ def test_a_jax_backend_function_composes_with_jax_grad_jit_and_vmap():
     _close(per, jnp.stack([jnp.cos(w), jnp.cos(2 * w)]) * x * x, 1e-12)
     g = remora.function("(λ ((n [Int]) (x [Float])) (* (int->float n) x))", backend="jax")
     assert float(jax.grad(g, argnums=1)(3, 2.0)) == 3.0
+
+
+@settings(max_examples=30, deadline=None)
+@given(program=float_losses(), seed=st.integers(0, 2**16))
+def test_random_float_programs_have_the_gradients_of_central_differences(program, seed):
+    """The program generator's Float losses: the gradient agrees with central differences, and
+    the reference engine gives the plans' gradient."""
+    source, n = program
+    x = _values(seed, n, (0.0,))
+    f, g = remora.function(source), remora.grad(source)
+    got = g(x)
+    _close(got, central_differences(f, x), 1e-6)
+    literal = "[" + " ".join(repr(float(v)) for v in x) + "]"
+    [(_, slow)] = run_program(f"((grad {source}) {literal})", "reference")
+    _close(slow, got, 1e-12)

@@ -314,10 +314,60 @@ def _compact(xp, ct, out, args, kw, need=None):
 # --- positions -------------------------------------------------------------------------------
 
 
+class Sparse:
+    """A cotangent that is zero but at ``key``: ``values`` there (the transpose of reading
+    ``x[key]``).  The transformation gathers a variable's sparse cotangents and makes them one
+    array once, when the variable's own equation is transposed: a loop reading its items one by
+    one gets one ``index_add`` of all of them, not a zero array the input's size per step."""
+
+    __slots__ = ("shape", "key", "values")
+
+    def __init__(self, shape: tuple, key, values):
+        self.shape, self.key, self.values = shape, key, values
+
+
 @rule("__getitem__")
 def _getitem(xp, ct, out, args, kw, need=None):
     x, key = args
-    return [xp.index_add(shape_of(x), key, ct), None]
+    return [Sparse(shape_of(x), key, ct), None]
+
+
+def dense(xp, shape: tuple, rep: str, whole, parts: list):
+    """The array of a cotangent ``whole`` (an array or None) plus the :class:`Sparse` ``parts``:
+    the parts that read one item along one axis (a loop's steps) are added by one ``index_add``
+    of their items stacked; any other part by an ``index_add`` of its own."""
+    items: dict[int, list] = {}
+    out = whole
+    for part in parts:
+        axis = _item_axis(part.key)
+        if axis is None:
+            out = _plus(xp, out, xp.index_add(shape, part.key, part.values))
+        else:
+            items.setdefault(axis, []).append(part)
+    for axis, group in items.items():
+        n = shape[axis]
+        where = xp.asarray([part.key[axis] % n for part in group], "Int")
+        values = xp.stack([xp.broadcast_to(p.values, shape[:axis] + shape[axis + 1:]) for p in group], axis)
+        out = _plus(xp, out, xp.index_add(shape, (slice(None),) * axis + (where,), values))
+    return out if out is not None else xp.full(shape, 0, rep)
+
+
+def _plus(xp, a, b):
+    return b if a is None else xp.add(a, b)
+
+
+def _item_axis(key):
+    """``a`` for a key ``(:, …, :, i)`` or ``(:, …, :, i, ...)`` (``a`` whole axes, then one
+    item ``i``); None for any other key."""
+    if type(key) is not tuple:
+        key = (key,)
+    if key and key[-1] is Ellipsis:
+        key = key[:-1]
+    if not key or type(key[-1]) is not int:
+        return None
+    if any(type(k) is not slice or k != slice(None) for k in key[:-1]):
+        return None
+    return len(key) - 1
 
 
 @rule("gather")

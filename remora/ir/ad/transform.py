@@ -18,7 +18,7 @@ import inspect
 from typing import Any, Callable
 
 from ...backends.base import Backend
-from .rules import TRANSPOSE, refuse, zeros_like
+from .rules import TRANSPOSE, Sparse, dense, refuse, zeros_like
 from .tape import Dual, TapeBackend
 
 Run = Callable[[Backend, Any], Any]
@@ -32,7 +32,7 @@ def pullback(tape: TapeBackend, out: Any, ct: Any) -> dict[int, Any]:
     if type(out) is Dual and out.tape is tape:
         cts[out.node] = ct
     for eqn in reversed(tape.steps):
-        got = cts.pop(eqn.outs.node, None)
+        got = _dense(xp, cts.pop(eqn.outs.node, None), eqn.outs)
         if got is None:
             continue
         transpose = TRANSPOSE.get(eqn.op)
@@ -42,7 +42,24 @@ def pullback(tape: TapeBackend, out: Any, ct: Any) -> dict[int, Any]:
         need = tuple(tape.mine(a) for a in args)
         given = transpose(xp, got, eqn.outs.value, tape.unwrap(args), tape.unwrap(kw), need)
         _hand_on(tape, xp, args, given, cts)
-    return cts
+    return {node: _dense(xp, ct, None) for node, ct in cts.items()}
+
+
+class _Pending:
+    """A variable's cotangent while sparse parts are still arriving: its dense part and its
+    :class:`~.rules.Sparse` parts."""
+
+    __slots__ = ("whole", "parts")
+
+    def __init__(self, whole, parts: list):
+        self.whole, self.parts = whole, parts
+
+
+def _dense(xp: Backend, ct: Any, var: Any) -> Any:
+    if type(ct) is not _Pending:
+        return ct
+    shape = ct.parts[0].shape
+    return dense(xp, shape, xp.rep(ct.parts[0].values), ct.whole, ct.parts)
 
 
 _SIGNATURES: dict[str, Any] = {}
@@ -71,10 +88,19 @@ def _hand_on(tape: TapeBackend, xp: Backend, args: tuple, given: list, cts: dict
         if type(arg) is list:
             _hand_on(tape, xp, tuple(arg), ct, cts)
         elif type(arg) is Dual and arg.tape is tape:
+            before = cts.get(arg.node)
+            if type(ct) is Sparse:
+                if type(before) is _Pending:
+                    before.parts.append(ct)
+                else:
+                    cts[arg.node] = _Pending(before, [ct])
+                continue
             if ct.shape != arg.shape:  # (a rule's result seen at the variable's shape)
                 ct = xp.broadcast_to(ct, arg.shape)
-            before = cts.get(arg.node)
-            cts[arg.node] = ct if before is None else xp.add(before, ct)
+            if type(before) is _Pending:
+                before.whole = ct if before.whole is None else xp.add(before.whole, ct)
+            else:
+                cts[arg.node] = ct if before is None else xp.add(before, ct)
 
 
 def vjp_of(xp: Backend, run: Run, x: Any, ct: Any) -> tuple[Any, Any]:

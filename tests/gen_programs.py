@@ -1734,8 +1734,8 @@ def applications():
 #: each is smooth — differentiable everywhere, so central differences may check its gradient —
 #: and keeps values bounded, so that a deep composition stays well conditioned
 VECTOR_FORMS = [
-    "(sin V)", "(cos V)", "(atan V)", "(* C V)", "(+ V V)", "(* V V)", "(/ V (+ 2.0 (* V V)))",
-    "(sqrt (+ 1.0 (* V V)))", "(exp (* 0.3 (sin V)))", "(log (+ 2.0 (cos V)))", "(expt (+ 2.0 (sin V)) 1.5)",
+    "(sin V)", "(cos V)", "(atan V)", "(* C V)", "(+ V V)", "(* V V)", "(let ((u V)) (/ u (+ 2.0 (* u u))))",
+    "(let ((u V)) (sqrt (+ 1.0 (* u u))))", "(exp (* 0.3 (sin V)))", "(log (+ 2.0 (cos V)))", "(expt (+ 2.0 (sin V)) 1.5)",
     "(reverse V)", "(rotate V K)", "(- V (* C V))",
     "(scan (λ ((acc [Float]) (a [Float])) (+ (* 0.5 acc) (sin a))) 0.0 V)",
     "(scan * 1.0 (cos V))",

@@ -387,7 +387,8 @@ class Function:
     def __init__(self, source: str, backend: str = backends.DEFAULT, *, derive: str | None = None):
         self.source = source = source_text(source, "remora.function")
         self.backend = backend
-        self._derive, self._on_numpy = derive, None  # (remora.grad; the NumPy twin JAX's transformations call)
+        self._derive = derive  # (remora.grad)
+        self._on_numpy: Function | None = None  # (the NumPy twin JAX's transformations call)
         self._xp = _backend(backend, "remora.function")
         self._traced = jax_traced() if backend == "jax" else None  # (api_jax.is_traced)
         self._session = Session(run=RunConfig(stdin=io.StringIO("")), backend=backend)

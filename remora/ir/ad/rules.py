@@ -62,8 +62,8 @@ def unbroadcast(xp, ct, x):
         return ct
     lead = ct.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and ct.shape[lead + i] != 1)
-    if axes:
-        ct = xp.sum(ct, axis=axes)
+    if axes:  # (one axis as an int: the contraction pass reads a sum of a product over it, D27)
+        ct = xp.sum(ct, axes[0] if len(axes) == 1 else axes)  # (positional: the pass reads no keywords)
     return xp.reshape(ct, shape)
 
 
@@ -113,7 +113,7 @@ def chooser(xp, ct, out, x, axis):
     """The transpose of ``max``/``min`` over ``axis``: the cotangent shared equally by the
     atoms equal to the result (``jax.grad``'s choice at a tie)."""
     hit = xp.astype(xp.equal(x, spread_back(xp, out, x, axis)), xp.rep(x))
-    count = spread_back(xp, xp.sum(hit, axis=axes_of(axis, x.ndim)), x, axis)
+    count = spread_back(xp, xp.sum(hit, axes_of(axis, x.ndim)), x, axis)
     return xp.divide(xp.multiply(hit, spread_back(xp, ct, x, axis)), count)
 
 
@@ -553,7 +553,7 @@ def _matmul(xp, ct, out, args, kw, need=None):
         return [unbroadcast(xp, mul(xp, c, b), a), unbroadcast(xp, mul(xp, c, a), b)]
     if a.ndim == 1:
         c = xp.expand_dims(ct, -2)
-        return [unbroadcast(xp, xp.sum(mul(xp, b, c), axis=-1), a), unbroadcast(xp, mul(xp, xp.expand_dims(a, -1), c), b)]
+        return [unbroadcast(xp, xp.sum(mul(xp, b, c), -1), a), unbroadcast(xp, mul(xp, xp.expand_dims(a, -1), c), b)]
     return [unbroadcast(xp, xp.matmul(ct, xp.moveaxis(b, -1, -2)), a),
             unbroadcast(xp, xp.matmul(xp.moveaxis(a, -1, -2), ct), b)]
 

@@ -346,9 +346,14 @@ def dense(xp, shape: tuple, rep: str, whole, parts: list):
             items.setdefault(axis, []).append(part)
     for axis, group in items.items():
         n = shape[axis]
-        where = xp.asarray([part.key[axis] % n for part in group], "Int")
-        values = xp.stack([xp.broadcast_to(p.values, shape[:axis] + shape[axis + 1:]) for p in group], axis)
-        out = _plus(xp, out, xp.index_add(shape, (slice(None),) * axis + (where,), values))
+        at = [part.key[axis] % n for part in group]
+        cell = shape[:axis] + shape[axis + 1:]
+        if sorted(at) == list(range(n)):  # (every item read once, as a loop over them does: their stack)
+            by_item = sorted(zip(at, group), key=lambda pair: pair[0])
+            out = _plus(xp, out, xp.stack([xp.broadcast_to(p.values, cell) for _, p in by_item], axis))
+            continue
+        values = xp.stack([xp.broadcast_to(p.values, cell) for p in group], axis)
+        out = _plus(xp, out, xp.index_add(shape, (slice(None),) * axis + (xp.asarray(at, "Int"),), values))
     return out if out is not None else xp.full(shape, 0, rep)
 
 

@@ -1,4 +1,4 @@
-"""``python -m bench [check|startup|engines|api|printing|recursion|workloads] [...]`` — see each module's
+"""``python -m bench [check|startup|engines|api|printing|recursion|grad|workloads] [...]`` — see each module's
 docstring (``--variants``: bench/variants.py; ``--pointful``: bench/pointful.py; ``--plot``: bench/plot.py)."""
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ def main() -> int:
         from .printing import main as run
     elif mode == "recursion":
         from .dask_recursion import main as run
+    elif mode == "grad":
+        from .grad import main as run
     elif mode == "workloads" and "--plot" in rest:
         from .plot import main as run
     elif mode == "workloads" and "--pointful" in rest:

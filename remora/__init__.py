@@ -13,13 +13,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .interfaces.api import BoxValue, Function, check, evaluate, function, register
+    from .interfaces.api import BoxValue, Function, check, evaluate, function, grad, register
     from .errors import RemoraError, RemoraRuntimeError, RemoraSyntaxError, RemoraTypeError
 
 __all__ = [
     "check",
     "evaluate",
     "function",
+    "grad",
     "register",
     "Function",
     "BoxValue",
@@ -31,7 +32,8 @@ __all__ = [
 __version__ = "0.1.0"
 
 #: where each public name lives
-_HOMES = {name: "interfaces.api" for name in ("check", "evaluate", "function", "register", "Function", "BoxValue")}
+_HOMES = {name: "interfaces.api" for name in ("check", "evaluate", "function", "grad", "register", "Function",
+                                                      "BoxValue")}
 _HOMES.update((name, "errors") for name in __all__ if name.startswith("Remora"))
 
 

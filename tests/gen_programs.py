@@ -1726,3 +1726,73 @@ def applications():
         return application(DrawSource(draw))
 
     return build()
+
+
+# ------------------------------------------- random Float losses, for their gradients (issue 25)
+
+#: vector-valued steps of a random loss (``V`` is a [Float n] expression, ``C`` a small constant):
+#: each is smooth — differentiable everywhere, so central differences may check its gradient —
+#: and keeps values bounded, so that a deep composition stays well conditioned
+VECTOR_FORMS = [
+    "(sin V)", "(cos V)", "(atan V)", "(* C V)", "(+ V V)", "(* V V)", "(let ((u V)) (/ u (+ 2.0 (* u u))))",
+    "(let ((u V)) (sqrt (+ 1.0 (* u u))))", "(exp (* 0.3 (sin V)))", "(log (+ 2.0 (cos V)))", "(expt (+ 2.0 (sin V)) 1.5)",
+    "(reverse V)", "(rotate V K)", "(- V (* C V))",
+    "(scan (λ ((acc [Float]) (a [Float])) (+ (* 0.5 acc) (sin a))) 0.0 V)",
+    "(scan * 1.0 (cos V))",
+    "((λ ((v [Float])) (if (> v 0.0) (sin v) (atan v))) V)",
+    "((λ ((v [Float])) (while (λ ((y [Float])) (< y 2.0)) (λ ((y [Float])) (+ y (+ 0.5 (* 0.1 (sin y))))) v)) V)",
+    "(let ((u V)) (* u (sin u)))",
+    "(unbox (k t (take 1 V)) (+ (* 0.0 W) (fold + 0.0 t)))",
+]
+#: scalar results: the loss
+SCALAR_FORMS = [
+    "(sum V)", "(reduce + V)", "(dot V V)", "(fold (λ ((a [Float]) (acc [Float])) (+ (* 0.9 acc) (sin a))) 0.0 V)",
+    "(+ S S)", "(* 0.5 S)", "(index V K)", "(head V)", "(* S (cos S))",
+]
+
+
+class FloatLoss:
+    """A random loss ``(λ ((x [Float n])) …)`` of Float scalar result, built from
+    :data:`VECTOR_FORMS` and :data:`SCALAR_FORMS` by the source's choices."""
+
+    def __init__(self, source, n: int, max_depth: int = 4):
+        self.src, self.n, self.max_depth = source, n, max_depth
+
+    def vector(self, depth: int) -> str:
+        if depth >= self.max_depth or self.src.int(0, 3) == 0:
+            return "x"
+        form = VECTOR_FORMS[self.src.int(0, len(VECTOR_FORMS) - 1)]
+        return self._fill(form, depth)
+
+    def scalar(self, depth: int) -> str:
+        choices = SCALAR_FORMS if depth < self.max_depth else SCALAR_FORMS[:4]
+        return self._fill(choices[self.src.int(0, len(choices) - 1)], depth)
+
+    def _fill(self, form: str, depth: int) -> str:
+        out = []
+        for token in form.replace("(", " ( ").replace(")", " ) ").split():
+            if token in ("V", "W"):
+                token = self.vector(depth + 1)
+            elif token == "S":
+                token = self.scalar(depth + 1)
+            elif token == "C":
+                token = ["0.5", "-1.5", "2.0", "0.25"][self.src.int(0, 3)]
+            elif token == "K":
+                token = str(self.src.int(0, self.n - 1))
+            out.append(token)
+        return " ".join(out).replace("( ", "(").replace(" )", ")")
+
+    def program(self) -> str:
+        return f"(λ ((x [Float {self.n}])) {self.scalar(0)})"
+
+
+def float_losses(max_depth: int = 4):
+    """A Hypothesis strategy for (loss source, n): random Float losses whose gradients the tests check."""
+    from hypothesis import strategies as st
+
+    @st.composite
+    def build(draw):
+        n = draw(st.integers(2, 5))
+        return FloatLoss(DrawSource(draw), n, max_depth).program(), n
+
+    return build()

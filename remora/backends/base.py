@@ -375,6 +375,14 @@ class Backend:
         caller's own array (it may be updated in place and must not be used afterwards)."""
         raise NotImplementedError
 
+    def index_add(self, shape: tuple, key: Any, values: Array) -> Array:
+        """Zeros of ``shape`` (``values``' dtype) with ``values`` added at ``[key]`` (a position
+        named twice gets both): the transpose of reading ``x[key]``, which derivatives use
+        (remora/ir/ad/rules.py)."""
+        out = self.ns.zeros(shape, dtype=values.dtype)
+        self.ns.add.at(out, key, values)
+        return out
+
     def insert_items(self, x: Array, before: Array, fill: Any) -> Array:
         """``x`` with one more item, every atom ``fill``, before each item at the ascending
         positions ``before`` (along axis 0; ``len(x)``: at the end; a position given twice gets

@@ -437,6 +437,11 @@ class DaskBackend(NumpyBackend):
         out[indices] = values
         return out
 
+    def index_add(self, shape: tuple, key, values):
+        # (Dask has no scatter-add: the positions and values are computed, added on the host)
+        key = tuple(self.to_numpy(k) if is_dask(k) else k for k in (key if type(key) is tuple else (key,)))
+        return self.from_numpy(NUMPY.index_add(shape, key, self.to_numpy(values)))
+
     def repeat(self, x, counts, axis: int = 0):
         if not (is_dask(x) or is_dask(counts)):
             return np.repeat(x, counts, axis=axis)

@@ -107,13 +107,13 @@ DISPATCHED = (
     "negative abs pow sqrt exp log sin cos tan atan floor ceil round trunc isfinite equal not_equal less "
     "less_equal greater greater_equal logical_and logical_or logical_xor logical_not sum max min any all "
     "cumulative_sum reduce accumulate segment_reduce vecdot matmul unravel_index nonzero gather scatter "
-    "repeat resize select_items unique argsort searchsorted array_equal reshape expand_dims"
+    "repeat resize select_items unique argsort searchsorted array_equal reshape expand_dims index_add"
 ).split()
 
 
 #: the kernels on positions: their index arguments are handed to JAX as they are
 POSITIONAL = {"take", "take_along_axis", "gather", "scatter", "repeat", "resize", "select_items", "segment_reduce",
-              "unravel_index", "searchsorted"}
+              "unravel_index", "searchsorted", "index_add"}
 
 
 #: the elementwise operations whose known result is computed by the compiled function when it

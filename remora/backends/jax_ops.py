@@ -235,6 +235,9 @@ class JaxOps(Backend):
             return np.take_along_axis(x, np.asarray(indices), axis=axis)
         return jnp.take_along_axis(x, indices, axis=axis)
 
+    def index_add(self, shape: tuple, key, values):
+        return jnp.zeros(shape, dtype=values.dtype).at[key].add(values)
+
     def where(self, condition, x, y):
         if _is_host(x, y):
             return np.where(np.asarray(condition), x, y)

@@ -34,6 +34,7 @@ from ..backends.base import OBJECT, Backend
 from ..backends.numpy_backend import REP_OF_DTYPE, NumpyBackend
 from ..front import syntax as S
 from .api_register import ON_NEW_PRIMITIVE, register
+from .api_derivatives import derived, jax_traced, traced_call
 from .api_results import _output, _refuse_functions
 from .compiled_calls import CompiledCalls, through
 from .input_messages import conversion_hint as _conversion_hint, subclass_message as _subclass_message
@@ -46,7 +47,7 @@ from ..statics.types import Type
 from ..dynamics.values import BoxValue, type_of_array
 from ..plans import PLANS, Miss, record
 
-__all__ = ["check", "evaluate", "function", "register", "Function", "BoxValue"]
+__all__ = ["check", "evaluate", "function", "grad", "register", "Function", "BoxValue"]
 
 #: the dtypes of Remora's base atoms, and each one's atom type
 BASE_OF_DTYPE = {dtype: rep for dtype, rep in REP_OF_DTYPE.items() if rep != OBJECT}
@@ -383,10 +384,13 @@ class Function:
     See :func:`function` for examples.
     """
 
-    def __init__(self, source: str, backend: str = backends.DEFAULT):
+    def __init__(self, source: str, backend: str = backends.DEFAULT, *, derive: str | None = None):
         self.source = source = source_text(source, "remora.function")
         self.backend = backend
+        self._derive = derive  # (remora.grad)
+        self._on_numpy: Function | None = None  # (the NumPy twin JAX's transformations call)
         self._xp = _backend(backend, "remora.function")
+        self._traced = jax_traced() if backend == "jax" else None  # (api_jax.is_traced)
         self._session = Session(run=RunConfig(stdin=io.StringIO("")), backend=backend)
         self._planned = self._session.engine_name == "plans"
         #: whether NumPy arrays are this backend's own (arguments need no conversion once seen)
@@ -401,6 +405,8 @@ class Function:
         self._value = self._session.evaluate(last)
         self._source = Source("<function>", source)
         self._span = last.span if not isinstance(last, TyDefine) else last.value.span
+        if derive is not None:  # (remora.grad: the derivative of the function the source denotes)
+            self.type, self._value = derived(self._session, derive, self._value, self.type, self._span)
         self._session.bind("%function", self._value, self.type)
         #: by argument signature, the most recently used :attr:`SIGNATURES` kept: [the checked
         #: application, each argument's frame axes, the plan that ran last (tried first)]
@@ -420,6 +426,8 @@ class Function:
         returns.  A ``RemoraTypeError`` for arguments whose types do not fit (located in the
         function's source), a ``RemoraRuntimeError`` for an error while it runs."""
         xp = self._xp  # (NumPy arrays of a signature met before: nothing to convert, check or decide)
+        if self._traced is not None and self._traced(args):  # (inside jax.grad, jax.jit, jax.vmap: D70)
+            return self._under_jax(args)
         if self._compiled_calls:
             call = self._compiled_calls.get(None, enumerate(args))
             if call is not None:  # (these arguments' types, dtypes and shapes were checked before)
@@ -463,6 +471,11 @@ class Function:
         kept = PLANS.plans(app)
         entry[2] = kept[-1] if kept else None
         return _output(xp, value)
+
+    def _under_jax(self, args: tuple) -> Any:
+        """The call as JAX's transformations see it (:mod:`.api_jax`)."""
+        self._on_numpy = self._on_numpy or Function(self.source, derive=self._derive)
+        return traced_call(self._on_numpy, args, _argument_names(len(args)))
 
     #: argument signatures a Function keeps (their checked applications and plans), the most
     #: recently used first: a Function called on ever new shapes does not grow without bound
@@ -564,6 +577,13 @@ def function(source: str, backend: str = backends.DEFAULT) -> Function:
     remora.errors.RemoraTypeError: <function>:1:1: error: argument 1 of the function has shape (Shp 2), but ...
     """
     return Function(source, backend)
+
+
+def grad(source: str, backend: str = backends.DEFAULT) -> Function:
+    """A Python callable for ``(grad f)``, ``f`` the Remora function ``source`` denotes (its
+    last form): called with ``f``'s arguments, the gradient of ``f`` (a ``Float`` scalar) with
+    respect to the first, the others held fixed; over extra leading axes, each cell's gradient."""
+    return Function(source, backend, derive="grad")
 
 
 # ---------------------------------------------------------------------------

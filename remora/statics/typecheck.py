@@ -52,6 +52,7 @@ from .types import (
     zonk,
 )
 from .conversions import arrays_differ, atom_mismatch
+from .derivatives import t_grad
 from .literals import check_literals
 from .unify import default_metas, unify
 
@@ -213,6 +214,9 @@ class Checker:
         return T.TyFrame(ranked(TArr(cell.atom, concrete_shape(e.dims) + cell.shape), e.span), e.span, e.dims, ())
 
     def t_app(self, e: S.App, env: Env) -> T.TyExpr:  # T-APP
+        graded = t_grad(self, e, env)  # (T-GRAD: ``(grad f)`` for f of any parameters)
+        if graded is not None:
+            return graded
         fn = self.synth(e.fn, env)
         args = tuple(self.synth(a, env) for a in e.args)
         fn_type = _array_type(fn.type, "the function position", fn.span)

@@ -284,26 +284,24 @@ def test_a_compiled_loop_whose_step_checks_nothing_returns_no_flag():
     ("(scan (λ ((acc [Int]) (a [Int])) (- a acc)) 0 x)", lambda x: _left_scan(x)),
 ])
 def test_loops_with_a_user_function_are_lax_loops_not_unrolled(monkeypatch, source, want):
-    calls = {"fori_loop": 0, "scan": 0}
-    lax = jax_backend.lax
-
-    class Spy:
-        def __getattr__(self, name):
-            return getattr(lax, name)
-
-        def fori_loop(self, *args, **kwargs):
-            calls["fori_loop"] += 1
-            return lax.fori_loop(*args, **kwargs)
-
-        def scan(self, *args, **kwargs):
-            calls["scan"] += 1
-            return lax.scan(*args, **kwargs)
-
-    monkeypatch.setattr(jax_backend, "lax", Spy())
+    lowered = _lowered_programs(monkeypatch)
     x = np.random.default_rng(0).integers(-5, 5, 500)
     got = remora.evaluate(source, x=x, backend="jax")
     assert np.asarray(got).tolist() == np.asarray(want(x)).tolist()
-    assert calls["fori_loop"] + calls["scan"] == 1  # one compiled loop, whatever the length
+    # one loop of the IR (its body once), lowered as one lax loop, whatever the length
+    (program,) = lowered
+    ops = program.ops()
+    assert ops.count("loop") + ops.count("scan") == 1 and len(ops) < 20, ops
+
+
+def _lowered_programs(monkeypatch) -> list:
+    """The IR programs the JAX backend lowers from now on (appended as they are lowered)."""
+    from remora.backends import jax_compiled
+
+    programs: list = []
+    lower = jax_compiled.lower
+    monkeypatch.setattr(jax_compiled, "lower", lambda program, *a: programs.append(program) or lower(program, *a))
+    return programs
 
 
 def _right_fold(x):

@@ -501,7 +501,7 @@ class JaxBackend(NumpyBackend):
                 entry = table.get(signature)
                 if entry is None:
                     entry = table[signature] = _Compiled(self, tuple([name for name, _, _ in signature]),
-                                                         jax_width.wide_inputs(inputs.values()))
+                                                         jax_width.wide_inputs(inputs.values()), _origin(key))
         return entry
 
     def _eager(self, run: Callable[[dict], Any], inputs: dict) -> Any:
@@ -572,6 +572,14 @@ class _Window:
                 i = i + self.shape[axis]
             return self.whole[key[:axis] + (i + self.start, Ellipsis)]
         return self.sliced[key]
+
+
+def _origin(key: Any) -> str:
+    """Where ``key`` comes from, for ``REMORA_EXPLAIN=1`` (only then: a compiled entry keeps a
+    string, never its key)."""
+    from .. import plans
+
+    return plans.origin(key) if plans.EXPLAIN else ""
 
 
 def _all(checks: list):

@@ -12,6 +12,7 @@ the located error or misses (then a new plan is made, as on NumPy).
 
 A program this lowering cannot express raises :class:`Unlowerable` (the documented "cannot be
 compiled" condition, D48): a shape that follows data (``filter``, ``nonzero``: a ``shape_guard``),
+boxes of different shapes in NumPy's flat layout (``segment_reduce``: on JAX they compile padded),
 a ``while``/``if`` site (its parts are planned per bucket of running cells), a write into an
 array (``setitem``), a frame of functions or boxes, a slice by a loop's counter.
 """
@@ -38,6 +39,12 @@ class Unlowerable(Exception):
 
 #: the operations whose result's shape follows the data (a trace guards it: never lowered)
 _SHAPE_FROM_DATA = frozenset({"compact", "select_items", "nonzero", "unique", "repeat"})
+
+
+#: the operations of the flat layout of ragged boxes (one buffer and offsets): NumPy's layout.
+#: On JAX boxes of ``filter`` compile *padded* (each row kept in its lanes: D48), which the
+#: whole-frame path does; a segmented scatter-add is what XLA does worst on the CPU.
+_RAGGED = frozenset({"segment_reduce", "insert_items", "ragged_layout"})
 
 
 def _ops():
@@ -98,6 +105,10 @@ def _check(steps: list[Eqn]) -> None:
         if e.kind == "call":
             if e.op in _SHAPE_FROM_DATA or (e.shape_guard and _bool_key(e)):
                 raise Unlowerable(f"the shape of `{e.op}`'s result follows the data")
+            if e.op in _RAGGED or (e.op == "gather" and type(e.args[1]) is np.ndarray):
+                # (a gather at constant positions: the positions pass's selection by a mask known
+                # while tracing — a `filter` of a triangle's rows)
+                raise Unlowerable("it holds boxes of `filter` in NumPy's flat layout (on JAX they compile padded)")
             if _has_object(e.args):
                 raise Unlowerable("it computes with a frame of functions or boxes")
             if _slice_by_counter(e.args):

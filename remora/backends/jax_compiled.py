@@ -159,23 +159,29 @@ class _Compiled:
 
     def _lowered(self, run: Callable[[dict], Any], inputs: dict) -> Any:
         """The value through the variants' compiled functions: the first whose guards and checks
-        hold; where none does, the plan replayed on the host says why — a located error, or a
-        miss, which makes a new variant (as a plan cache does on NumPy)."""
+        hold (it is tried first from then on); where none does, each plan replayed on the host
+        says why — a located error, or a miss; all missing makes a new variant (as a plan cache
+        does on NumPy)."""
         args = [inputs[name] for name in self.names]
-        host = None
-        for variant in list(self.variants):
+        failed = []
+        for k, variant in enumerate(list(self.variants)):
             got = self._run_variant(variant, args)
             if not variant.lowered.checks:
                 return got
             out, ok = got
             if np.asarray(ok):
+                if k:
+                    self.variants.remove(variant)
+                    self.variants.insert(0, variant)
+                    self.jitted, self.executable = variant.jitted, variant.executable
                 return out
-            if host is None:
-                host = {name: np.asarray(a) if isinstance(a, jax.Array) else a for name, a in inputs.items()}
+            failed.append(variant)
+        host = {name: np.asarray(a) if isinstance(a, jax.Array) else a for name, a in inputs.items()}
+        for variant in failed:
             self.backend.eager_runs += 1
             try:
                 with self.backend.quiet():
-                    return self.backend.to_user(variant.on_host(host))  # (its located error, raised)
+                    return self.backend.to_user(variant.on_host(host))  # (or its located error, raised)
             except Miss:
                 continue
         if len(self.variants) < VARIANTS and self._plan(run, inputs) is not None:

@@ -125,3 +125,15 @@ def test_remora_explain_says_how_each_evaluation_ran(tmp_path):
     assert done.returncode == 0, done.stderr
     assert f"{program}:2:1: compiled from its plan" in done.stderr
     assert f"{program}:3:1: cannot be compiled from a plan (a `while` over a frame" in done.stderr
+
+
+def test_eval_plan_prints_the_ir_a_jax_evaluation_was_lowered_from(tmp_path):
+    program = tmp_path / "p.rem"
+    program.write_text("(define x [1 2 3])\n(+ x 1)\n"
+                       "((λ ((n [Int])) (while (λ ((m [Int])) (> m 1)) (λ ((m [Int])) (/ m 2)) n)) x)\n",
+                       encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "remora", "eval", "--plan", "--backend=jax", str(program)],
+                          capture_output=True, text=True, env=subprocess_env(), cwd=os.path.dirname(__file__) + "/..")
+    assert done.returncode == 0, done.stderr
+    assert f";; {program}:2:1: plan\nv1: int64[3] = input global x#1\nv2: int64[3] = add v1" in done.stdout
+    assert f";; {program}:3:1: compiled by tracing the whole-frame engine (no plan to lower: a `while`" in done.stdout

@@ -504,6 +504,16 @@ class JaxBackend(NumpyBackend):
                                                          jax_width.wide_inputs(inputs.values()), _origin(key))
         return entry
 
+    def plans(self, key: Any) -> tuple[list, str]:
+        """The plans the compiled evaluations of ``key`` were lowered from (``--plan``), and why
+        there are none where there are none."""
+        table = self._compiled.get(key) or {}
+        plans = [v.plan for entry in table.values() for v in entry.variants or ()]
+        whys = ["evaluated eagerly on the host (it cannot be traced: `backend.fallbacks` says why)" if entry.eager
+                else f"compiled by tracing the whole-frame engine (no plan to lower: {entry.why})" if entry.why
+                else "" for entry in table.values()]
+        return plans, next((w for w in whys if w), "not evaluated")
+
     def _eager(self, run: Callable[[dict], Any], inputs: dict) -> Any:
         """``run`` outside any trace, on host arrays."""
         self.eager_runs += 1

@@ -46,6 +46,7 @@ from .jax_ops import EAGER, REP_OF_DTYPE, JaxOps, Untraceable, _is_host, _is_tra
 from .jax_ops import MAX_COLUMNS, columns
 from . import jax_ops, jax_width
 from .jax_compiled import _Compiled
+from .jax_lower import _columns_hoisted
 from .numpy_backend import NumpyBackend
 
 
@@ -64,39 +65,7 @@ def _widths(state: tuple) -> list:
     return [x.shape[-1] if x.ndim >= 2 and 1 < x.shape[-1] <= MAX_COLUMNS else 0 for x in state]
 
 
-def _columns_hoisted(body: Callable, carry: tuple) -> Callable:
-    """``body(i, carry)`` of a ``fori_loop``, traced once here, with each array it reads from
-    outside the loop (Mandelbrot's points ``c``) only as its columns (``(index c 0)``) read as
-    those columns, sliced once before the loop: sliced in the body, XLA reads the strided
-    columns again at every step, where a hand-written loop slices them first (spec D48)."""
-    closed = jax.make_jaxpr(body)(jnp.asarray(0), carry)
-    jaxpr, consts = closed.jaxpr, list(closed.consts)
-    uses: dict = {}
-    for eqn in jaxpr.eqns:
-        for v in eqn.invars:
-            if isinstance(v, Var):
-                uses.setdefault(v, []).append(eqn)
-    hoisted = {}
-    for k, (v, c) in enumerate(zip(jaxpr.constvars, consts)):
-        m = c.shape[-1] if getattr(c, "ndim", 0) >= 2 else 0
-        if 1 < m <= MAX_COLUMNS and all(o is not v for o in jaxpr.outvars) and uses.get(v) and all(
-                e.primitive.name == "slice" and e.params["strides"] is None
-                and e.params["limit_indices"][-1] - e.params["start_indices"][-1] == 1 for e in uses[v]):
-            hoisted[k] = [lax.slice_in_dim(jnp.asarray(c), j, j + 1, axis=-1) for j in range(m)]
-    if not hoisted:
-        return body
-
-    def hoisted_body(i, carry):
-        # (a slice of the concatenate is the column itself: XLA keeps the column, drops the rest)
-        inside = [jnp.concatenate(hoisted[k], axis=-1) if k in hoisted else c for k, c in enumerate(consts)]
-        flat, tree = jax.tree_util.tree_flatten((i, carry))
-        out = jax.core.eval_jaxpr(jaxpr, inside, *flat)
-        return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(carry), out)
-
-    return hoisted_body
-
-
-#: the two halves#: the two halves: NumPy's operations (eager) and JAX's (traced)
+#: the two halves: NumPy's operations (eager) and JAX's (traced)
 NUMPY = NumpyBackend()
 JNP = JaxOps()
 #: The operations every JaxBackend method dispatches between: NumPy's when running eagerly,

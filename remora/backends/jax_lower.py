@@ -28,6 +28,9 @@ from jax import lax
 
 from ..ir.core import OPERATORS, Eqn, LoopIndex, Sym
 from ..ir.program import Program
+from jax.extend.core import Var
+
+from .jax_ops import MAX_COLUMNS, JaxOps
 from .jax_width import WIDE_DTYPES
 
 __all__ = ["Unlowerable", "Lowered", "lower"]
@@ -47,10 +50,13 @@ _SHAPE_FROM_DATA = frozenset({"compact", "select_items", "nonzero", "unique", "r
 _RAGGED = frozenset({"segment_reduce", "insert_items", "ragged_layout"})
 
 
-def _ops():
-    from .jax_backend import JNP  # (the JAX half of the backend: jnp/lax calls, no tracing state)
+#: the implementation table of every backend operation: the JAX half of the backend (``jnp``/``lax``
+#: calls; an instance of its own, never tracing, so no table of the whole-frame trace is consulted)
+_OPS = JaxOps()
 
-    return JNP
+
+def _ops() -> JaxOps:
+    return _OPS
 
 
 class Lowered:
@@ -349,7 +355,6 @@ def _loop(e: Eqn, env: dict, oks: list) -> None:
     ``[x y count]``) is carried as its parts (:func:`~remora.plans.codegen._unstacked`): stacked
     whole, XLA interleaves the columns and rebuilds them at every step."""
     from ..plans.codegen import _unstacked  # (the same law as the NumPy lowering's)
-    from .jax_backend import _columns_hoisted
 
     sub, counter, acc, result = e.extra
     n, init, axis = e.args
@@ -416,3 +421,35 @@ def _checks(steps: list[Eqn]) -> bool:
     """Whether the equations decide on data or check anything (then a loop carries a flag out)."""
     return any(s.kind in ("guard", "require") for s in steps)
 
+
+
+def _columns_hoisted(body: Callable, carry: tuple) -> Callable:
+    """``body(i, carry)`` of a ``fori_loop``, traced once here, with each array it reads from
+    outside the loop (Mandelbrot's points ``c``) only as its columns (``(index c 0)``) read as
+    those columns, sliced once before the loop: sliced in the body, XLA reads the strided
+    columns again at every step, where a hand-written loop slices them first (spec D48)."""
+    closed = jax.make_jaxpr(body)(jnp.asarray(0), carry)
+    jaxpr, consts = closed.jaxpr, list(closed.consts)
+    uses: dict = {}
+    for eqn in jaxpr.eqns:
+        for v in eqn.invars:
+            if isinstance(v, Var):
+                uses.setdefault(v, []).append(eqn)
+    hoisted = {}
+    for k, (v, c) in enumerate(zip(jaxpr.constvars, consts)):
+        m = c.shape[-1] if getattr(c, "ndim", 0) >= 2 else 0
+        if 1 < m <= MAX_COLUMNS and all(o is not v for o in jaxpr.outvars) and uses.get(v) and all(
+                e.primitive.name == "slice" and e.params["strides"] is None
+                and e.params["limit_indices"][-1] - e.params["start_indices"][-1] == 1 for e in uses[v]):
+            hoisted[k] = [lax.slice_in_dim(jnp.asarray(c), j, j + 1, axis=-1) for j in range(m)]
+    if not hoisted:
+        return body
+
+    def hoisted_body(i, carry):
+        # (a slice of the concatenate is the column itself: XLA keeps the column, drops the rest)
+        inside = [jnp.concatenate(hoisted[k], axis=-1) if k in hoisted else c for k, c in enumerate(consts)]
+        flat, tree = jax.tree_util.tree_flatten((i, carry))
+        out = jax.core.eval_jaxpr(jaxpr, inside, *flat)
+        return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(carry), out)
+
+    return hoisted_body

@@ -273,18 +273,10 @@ def _evaluate_on(backend: str, forms: list, last_type: Type, keys: tuple, arrays
 
     def trace(values: dict) -> tuple:
         """The program's plan on host ``values`` (what the backend lowers: spec D48)."""
-        engine = make_engine("frames", RunConfig(stdin=io.StringIO(stdin)), backend)
         G = {**shared, **{key: values[name] for name, key in keys}}
-
-        def body(tracing, env):
-            value = None
-            for form in forms:
-                value = tracing.eval_form(form)
-            return value
-
         with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
-            value, plan = record(engine, body, {}, G)
-        return value, plan, G, {}
+            engine = make_engine("frames", RunConfig(stdin=io.StringIO(stdin)), backend)
+            return (*record(engine, lambda tracing, env: [tracing.eval_form(f) for f in forms][-1], {}, G), G, {})
 
     run.trace = trace  # type: ignore[attr-defined]
     handed = {name: _engine_array(xp, a) for name, a in arrays.items()}

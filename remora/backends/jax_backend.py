@@ -8,8 +8,10 @@ Two halves:
   become ``lax.fori_loop`` / ``lax.scan`` when they run under tracing: a fold over a million
   items is one compiled loop, never a million traced steps.
 - **Compilation** (:meth:`JaxBackend.compile`): an evaluation — a form, a program, one
-  application of a ``remora.function`` — is traced once per input signature (dtypes and
-  shapes) into one ``jax.jit`` function and cached; the engine's Python decisions depend on
+  application of a ``remora.function`` — is compiled once per input signature (dtypes and
+  shapes) into one ``jax.jit`` function and cached: from its plan's IR where it has one the
+  lowering can express (:mod:`.jax_lower`, :mod:`.jax_compiled`), else — what this module's
+  tracing state serves — by tracing the whole-frame engine itself; the engine's Python decisions depend on
   shapes only, so they happen once, at trace time.  Run-time checks (:meth:`require`) become
   one Bool the compiled function returns with its result (carried out of compiled loops with
   their accumulators): when it is false, the evaluation is run again eagerly, which raises the

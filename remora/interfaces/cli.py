@@ -457,9 +457,15 @@ def _plan_text(session, form, how: str = "ir") -> str:
     from ..plans import PLANS
 
     where = f";; {form.span.source.name}:{form.span.line}:{form.span.col}"
-    plans = PLANS.plans(session.last_erased) if session.engine_name == "plans" else []
-    if not plans:
+    xp = session.engine.xp
+    if xp.compiles and session.engine_name == "frames":  # (compiled from its plan: spec D48)
+        plans, why = xp.plans(session.last_erased)
+        if not plans:
+            return f"{where}: {why}"
+    else:
+        plans = PLANS.plans(session.last_erased) if session.engine_name == "plans" else []
         why = PLANS.last_refusal if session.engine_name == "plans" else f"the {session.engine_name} engine makes no plans"
+    if not plans:
         return f"{where}: evaluated dynamically ({why})"
     plan = plans[-1]
     text = plan.source if how == "python" or plan.ir is None else plan.ir.text()

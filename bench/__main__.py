@@ -1,5 +1,5 @@
 """``python -m bench [check|startup|engines|api|printing|recursion|grad|workloads] [...]`` — see each module's
-docstring (``--variants``: bench/variants.py; ``--plot``: bench/plot.py)."""
+docstring (``--variants``: bench/variants.py; ``--pointful``: bench/pointful.py; ``--plot``: bench/plot.py)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ def main() -> int:
         from .grad import main as run
     elif mode == "workloads" and "--plot" in rest:
         from .plot import main as run
+    elif mode == "workloads" and "--pointful" in rest:
+        from .pointful import main as run
     elif mode == "workloads" and "--variants" in rest:
         from .variants import main as run
     elif mode == "workloads" and any(a == "--backend=dask" or a == "--backend" for a in rest):

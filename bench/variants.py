@@ -384,10 +384,13 @@ def _variants() -> list[Variant]:
 VARIANTS = _variants()
 
 
-def measure(v: Variant, n: int, repeat: int) -> dict:
+def measure(v: Variant, n: int, repeat: int, backend: str = "numpy") -> dict:
     inputs = v.inputs(n)
-    prepared = prepare(v.source.replace("NN", str(n)), **inputs)
-    run = prepared.runner("plans")
+    if backend == "jax":
+        run = _on_jax(v.source.replace("NN", str(n)), inputs)
+    else:
+        prepared = prepare(v.source.replace("NN", str(n)), **inputs)
+        run = prepared.runner("plans")
     got, want = run(), v.numpy(**inputs)
     if not agree(got, want, max(v.rtol, 1e-7)):
         raise AssertionError(f"{v.family} / {v.label} at n={n}: Remora and NumPy disagree")
@@ -397,6 +400,19 @@ def measure(v: Variant, n: int, repeat: int) -> dict:
             "ratio": remora / numpy_t}
 
 
+def _on_jax(source: str, inputs: dict) -> Callable[[], Any]:
+    """``remora.evaluate`` on the JAX backend, inputs already JAX arrays, the result waited for
+    (as ``python -m bench --backend=jax`` times a workload)."""
+    import jax
+
+    import remora
+    from remora.backends.jax_backend import x64
+
+    with x64():
+        device = {k: jax.device_put(np.asarray(a)) for k, a in inputs.items()}
+    return lambda: remora.evaluate(source, backend="jax", **device).block_until_ready()
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench --variants")
     parser.add_argument("--variants", action="store_true")
@@ -404,6 +420,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--only", nargs="*", default=[])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--write")
+    parser.add_argument("--backend", choices=("numpy", "jax"), default="numpy")
     args = parser.parse_args(argv)
     lines = [f"{'family':<22}{'variant':<34}{'size':>9}{'remora ms':>11}{'numpy ms':>10}{'ratio':>8}"]
     print(lines[0], flush=True)
@@ -413,7 +430,7 @@ def main(argv: list[str]) -> int:
             continue
         n = v.small if args.smallest else v.large
         try:
-            r = measure(v, n, args.repeat)
+            r = measure(v, n, args.repeat, args.backend)
         except Exception as err:  # (a variant that does not run is reported, and the table goes on)
             lines.append(f"{v.family:<22}{v.label:<34}{n:>9}  failed: {type(err).__name__}: {str(err)[:200]}")
             print(lines[-1], flush=True)

@@ -13,6 +13,16 @@ MAX_RANK = 64
 #: NumPy refuses an array whose non-zero dimensions multiply to more than this many 8-byte atoms
 #: (its byte count must fit in an ``intp``) -- even an empty one, where a 0 makes the size 0.
 MAX_ATOMS = (2**63 - 1) // 8
+#: Bytes per atom of each base representation (NumPy's itemsize for its dtype), which the size
+#: limit counts: a Bool array of n atoms takes n bytes, not 8n (issue 29.4).
+REP_BYTES = {"Bool": 1, "Int32": 4, "Float32": 4, "Int": 8, "Float": 8}
+#: Bytes per atom of an array of functions or boxes: one reference each.
+REFERENCE_BYTES = 8
+
+
+def atom_bytes(rep: str) -> int:
+    """Bytes per atom of an array of representation ``rep`` (``"object"``: functions, boxes)."""
+    return REP_BYTES.get(rep, REFERENCE_BYTES)
 
 
 def show_dims(dims) -> str:

@@ -23,6 +23,16 @@ from remora.statics.typed import form_type
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def pytest_configure(config) -> None:
+    """Guard: a parametrised test whose parameter set is empty fails the run at collection
+    (``empty_parameter_set_mark = fail_at_collect``, pyproject.toml) — pytest's default skips
+    it, and a test with no cases checks nothing.  A run under another configuration that lost
+    the setting is refused rather than quietly skipping such tests."""
+    if config.getini("empty_parameter_set_mark") != "fail_at_collect":
+        raise pytest.UsageError("the tests need empty_parameter_set_mark = fail_at_collect (pyproject.toml): "
+                                "a parametrised test with no cases must fail, not be skipped")
+
+
 def subprocess_env() -> dict[str, str]:
     """The environment for running ``python -m remora`` from the repository in a subprocess:
     this checkout first on the path, and no ``REMORA_DEBUG`` (it would add tracebacks)."""

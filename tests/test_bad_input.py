@@ -96,21 +96,26 @@ def test_first_line_of_the_report(name: str) -> None:
     assert len(lines) >= 3 and "^" in lines[2], "the report shows the source line and a caret"
 
 
-@pytest.mark.parametrize("name", sorted(KNOWN_BUGS))
-def test_known_bug_still_reports_an_error(name: str) -> None:
-    """The recorded (buggy) behaviour: still exit 1 with one report and no traceback."""
-    code, out, err = run_cli(name)
-    assert code == 1
-    assert out == _expected_out(name)
-    assert "Traceback" not in err
+# The tests of the known bugs exist only while there are some: over no programs they would pass
+# having checked nothing (and an empty parameter set fails the run, pyproject.toml).  With none,
+# every program is matched exactly above, and test_corpus_is_large_and_complete keeps this table
+# and KNOWN_BUGS.md the same.
+if KNOWN_BUGS:
 
+    @pytest.mark.parametrize("name", sorted(KNOWN_BUGS))
+    def test_known_bug_still_reports_an_error(name: str) -> None:
+        """The recorded (buggy) behaviour: still exit 1 with one report and no traceback."""
+        code, out, err = run_cli(name)
+        assert code == 1
+        assert out == _expected_out(name)
+        assert "Traceback" not in err
 
-@pytest.mark.xfail(reason="BUG: see tests/bad_input/KNOWN_BUGS.md", strict=True)
-@pytest.mark.parametrize("name", sorted(n for n, (_, holds) in KNOWN_BUGS.items() if holds is not None))
-def test_known_bug_is_fixed(name: str) -> None:
-    _, _, err = run_cli(name)
-    what, holds = KNOWN_BUGS[name]
-    assert holds(_first(err)), f"{name}: expected {what}; got {_first(err)!r}"
+    @pytest.mark.xfail(reason="BUG: see tests/bad_input/KNOWN_BUGS.md", strict=True)
+    @pytest.mark.parametrize("name", sorted(KNOWN_BUGS))
+    def test_known_bug_is_fixed(name: str) -> None:
+        _, _, err = run_cli(name)
+        what, holds = KNOWN_BUGS[name]
+        assert holds(_first(err)), f"{name}: expected {what}; got {_first(err)!r}"
 
 
 def _subprocess(name: str, *, hash_seed: str | None = None) -> subprocess.CompletedProcess:

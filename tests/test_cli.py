@@ -400,6 +400,10 @@ def streams(tmp_path_factory) -> dict[str, Result]:
         "help_stdout_full": (["--help"], dict(stdout=full)),
         "eval_help_stdout_full": (["eval", "--help"], dict(stdout=full)),
         "stdout_gone": (["eval", "-e", "(+ 1 2)"], dict(stdout=gone_w)),
+        "stdout_closed": (["eval", "-e", "(+ 1 2)"], dict(preexec_fn=_close_fd(1))),
+        "check_stdout_closed": (["check", "-e", "(+ 1 2)"], dict(preexec_fn=_close_fd(1))),
+        "version_stdout_closed": (["--version"], dict(preexec_fn=_close_fd(1))),
+        "nothing_to_print_stdout_closed": (["eval", "-e", "(define x 1)"], dict(preexec_fn=_close_fd(1))),
         "stderr_gone": (["eval", "-e", "(+ 1 2) (/ 1 0)"], dict(stderr=gone_w)),
         "stderr_closed": (["eval", "-e", "(+ 1 2) (/ 1 0)"], dict(preexec_fn=_close_fd(2))),
         "source_endless": (["eval", "/dev/zero"], {}),
@@ -435,6 +439,19 @@ def test_output_that_cannot_be_written_is_an_io_error(streams, name):
         pytest.skip("no /dev/full on this system")
     r = streams[name]
     assert (r.returncode, r.stderr) == (2, "remora: cannot write to standard output: No space left on device\n")
+
+
+@pytest.mark.parametrize("name", ["stdout_closed", "check_stdout_closed", "version_stdout_closed"])
+def test_output_to_a_closed_standard_output_is_an_io_error(streams, name):
+    """``remora eval f.rem >&-``: Python starts with no standard output, and printing would go
+    nowhere without a word (issue 29.11); as for a full disk, exit 2 and say so."""
+    r = streams[name]
+    assert (r.returncode, r.stderr) == (2, "remora: cannot write to standard output: it is closed\n")
+
+
+def test_a_program_that_prints_nothing_needs_no_standard_output(streams):
+    r = streams["nothing_to_print_stdout_closed"]
+    assert (r.returncode, r.stderr) == (0, "")
 
 
 def test_output_nobody_reads_ends_quietly(streams):

@@ -68,6 +68,76 @@ def test_non_numeric_file_is_located_at_the_token(capsys, data):
     assert code == 1 and "does not fit in an Int" in err
 
 
+# A CSV field with nothing in it was dropped: `1,,3` was [1 3], and `1,,3` over `4,5,6` blamed the
+# second row's length (issue 29.3).  Located at the empty field: (file text, line, column).
+EMPTY_FIELDS = {
+    "between two commas": ("1,,3\n", 1, 3),
+    "in the first row of two": ("1,,3\n4,5,6\n", 1, 3),
+    "in every row": ("1,,3\n4,,6\n", 1, 3),
+    "in a later row": ("1,2,3\n4,5,\n", 2, 5),
+    "first": (",1,2\n", 1, 1),
+    "only spaces": ("1, ,3\n", 1, 3),
+    "a line of commas": ("1,2\n,\n", 2, 1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EMPTY_FIELDS))
+def test_an_empty_csv_field_is_an_error_at_the_field(capsys, tmp_path, case):
+    text, line, col = EMPTY_FIELDS[case]
+    (tmp_path / "e.csv").write_text(text)
+    code, out, err = run(capsys, "eval", "-e", "x", f"x={tmp_path}/e.csv")
+    assert (code, out) == (1, "")
+    assert err.startswith(f"{tmp_path}/e.csv:{line}:{col}: error: this field is empty"), err
+    assert "Traceback" not in err
+
+
+def test_an_empty_field_is_a_located_error_through_the_reader_itself(tmp_path):
+    from remora.errors import RemoraError
+    from remora.interfaces.datafiles import load
+
+    (tmp_path / "e.csv").write_text("1,2,3\n4,,6\n")
+    with pytest.raises(RemoraError) as info:
+        load(str(tmp_path / "e.csv"))
+    span = info.value.span
+    assert (span.source.name, span.line, span.col) == (f"{tmp_path}/e.csv", 2, 3)
+
+
+# Only ASCII numerals are numbers (Python's float() takes underscores, other scripts' digits and
+# full-width digits); a number past the largest Float is an error, as the literal is in a program.
+NOT_NUMBERS = {"1_2_3": "`1_2_3` is not a number", "\u0661\u0662\u0663": "is not a number",
+               "\uff11\uff12": "is not a number", "1e400": "`1e400` is too large for a 64-bit Float",
+               "-1e400": "`-1e400` is too large for a 64-bit Float", "0x10": "`0x10` is not a number",
+               "1.5.2": "is not a number", "infinityx": "is not a number"}
+
+
+@pytest.mark.parametrize("token", sorted(NOT_NUMBERS))
+def test_only_ascii_numerals_that_fit_are_numbers(capsys, tmp_path, token):
+    (tmp_path / "n.txt").write_text(f"1 {token}\n", encoding="utf-8")
+    code, out, err = run(capsys, "eval", "-e", "x", f"x={tmp_path}/n.txt")
+    assert (code, out) == (1, "")
+    assert err.startswith(f"{tmp_path}/n.txt:1:3: error: ") and NOT_NUMBERS[token] in err, err
+
+
+def test_a_too_large_float_is_the_same_error_in_a_program(capsys):
+    code, _, err = run(capsys, "eval", "-e", "1e400")
+    assert code == 1 and "too large for a 64-bit Float" in err
+
+
+def test_the_numbers_a_data_file_may_hold(capsys, tmp_path):
+    (tmp_path / "ok.csv").write_text("+1.5e3, .5 ,1.\ninf,-Inf,NaN\n1e-400,-0.0,2E2\n")
+    assert run(capsys, "eval", "-e", "x", f"x={tmp_path}/ok.csv") == (
+        0, "[[1500.0 0.5 1.0] [inf -inf nan] [0.0 -0.0 200.0]]\n", "")
+    (tmp_path / "ints.txt").write_text("+1 -2\n3 4\n")
+    assert run(capsys, "eval", "-e", "x", f"x={tmp_path}/ints.txt") == (0, "[[1 -2] [3 4]]\n", "")
+
+
+def test_an_npy_of_python_objects_names_its_dtype(capsys, tmp_path):
+    np.save(tmp_path / "o.npy", np.array([1, "a", None], dtype=object), allow_pickle=True)
+    code, out, err = run(capsys, "eval", "-e", "x", f"x={tmp_path}/o.npy")
+    assert (code, out) == (1, "")
+    assert err.startswith(f"{tmp_path}/o.npy:1:1: error: the array in this file has dtype object;"), err
+
+
 def test_npy_of_another_dtype_names_it(capsys, data):
     code, _, err = run(capsys, "eval", "-e", "r", f"r={data}/u8.npy")
     assert code == 1 and "dtype uint8" in err and err.startswith(f"{data}/u8.npy:1:1: error:")

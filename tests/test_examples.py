@@ -35,6 +35,7 @@ REQUIRED = [
     "paper", "matmul", "softmax", "l1-distances", "nbody", "heat", "life", "mandelbrot",
     "histogram", "ragged", "triangular", "read-nums", "dot",
     "newton", "gcd", "collatz", "median", "kmeans", "safe-division", "image-filter", "softmax-float32",
+    "for-matmul", "for-l1", "for-stencil", "for-attention", "for-tril",
 ]
 
 

@@ -284,26 +284,24 @@ def test_a_compiled_loop_whose_step_checks_nothing_returns_no_flag():
     ("(scan (λ ((acc [Int]) (a [Int])) (- a acc)) 0 x)", lambda x: _left_scan(x)),
 ])
 def test_loops_with_a_user_function_are_lax_loops_not_unrolled(monkeypatch, source, want):
-    calls = {"fori_loop": 0, "scan": 0}
-    lax = jax_backend.lax
-
-    class Spy:
-        def __getattr__(self, name):
-            return getattr(lax, name)
-
-        def fori_loop(self, *args, **kwargs):
-            calls["fori_loop"] += 1
-            return lax.fori_loop(*args, **kwargs)
-
-        def scan(self, *args, **kwargs):
-            calls["scan"] += 1
-            return lax.scan(*args, **kwargs)
-
-    monkeypatch.setattr(jax_backend, "lax", Spy())
+    lowered = _lowered_programs(monkeypatch)
     x = np.random.default_rng(0).integers(-5, 5, 500)
     got = remora.evaluate(source, x=x, backend="jax")
     assert np.asarray(got).tolist() == np.asarray(want(x)).tolist()
-    assert calls["fori_loop"] + calls["scan"] == 1  # one compiled loop, whatever the length
+    # one loop of the IR (its body once), lowered as one lax loop, whatever the length
+    (program,) = lowered
+    ops = program.ops()
+    assert ops.count("loop") + ops.count("scan") == 1 and len(ops) < 20, ops
+
+
+def _lowered_programs(monkeypatch) -> list:
+    """The IR programs the JAX backend lowers from now on (appended as they are lowered)."""
+    from remora.backends import jax_compiled
+
+    programs: list = []
+    lower = jax_compiled.lower
+    monkeypatch.setattr(jax_compiled, "lower", lambda program, *a: programs.append(program) or lower(program, *a))
+    return programs
 
 
 def _right_fold(x):
@@ -558,24 +556,14 @@ def test_constants_in_a_compiled_loop_are_literals_not_operands(monkeypatch):
         assert consts == 0, loop.params  # (a scan's one constant: the items it reads)
 
 
-def _loop_body_hlo(monkeypatch, source: str, **inputs) -> str:
-    """The optimised HLO (what XLA runs) of the body of the one ``while`` loop ``source``
-    compiles to, with every computation it calls."""
-    captured = []
-    jit = jax_backend.jax.jit
-    monkeypatch.setattr(jax_backend.jax, "jit", lambda f, *a, **k: captured.append(f) or jit(f, *a, **k))
-    remora.evaluate(source, backend="jax", **inputs)
-    with jax_backend.x64():
-        hlo = jit(captured[-1]).lower(*_positional(inputs)).compile().as_text()
-    computations = dict(re.findall(r"^%?([\w.\-]+) [^\n]*\{\n(.*?)^\}", hlo, re.S | re.M))
-    (body,) = re.findall(r" while\(.*body=%?([\w.\-]+)", hlo)
-    seen, todo = set(), [body]
-    while todo:
-        name = todo.pop()
-        if name not in seen:
-            seen.add(name)
-            todo += re.findall(r"(?:calls|to_apply)=%?([\w.\-]+)", computations[name])
-    return "\n".join(computations[name] for name in seen)
+def _loop_body(monkeypatch, source: str, **inputs) -> set:
+    """The primitives of the body of the one loop ``source`` compiles to (JAX's jaxpr, with
+    every jaxpr it calls: what the lowering gives XLA, the same on every device)."""
+    from tests.test_jax_ragged import _primitives
+
+    (loop,) = _loops(_jaxpr(monkeypatch, source, **inputs).jaxpr)
+    body = loop.params.get("body_jaxpr") or loop.params["jaxpr"]
+    return _primitives(body.jaxpr)
 
 
 def test_a_while_over_cells_of_a_few_columns_carries_each_column_by_itself(monkeypatch):
@@ -584,9 +572,8 @@ def test_a_while_over_cells_of_a_few_columns_carries_each_column_by_itself(monke
     ns = np.arange(1, 200)
     (loop,) = _loops(_jaxpr(monkeypatch, COLLATZ + "  ", ns=ns).jaxpr)
     assert all(v.aval.ndim <= 1 for v in loop.invars)
-    body = _loop_body_hlo(monkeypatch, COLLATZ + "   ", ns=ns)
-    assert "while(" not in body and "select" in body
-    assert "concatenate(" not in body and "transpose(" not in body, body
+    body = _loop_body(monkeypatch, COLLATZ + "   ", ns=ns)
+    assert "while" not in body and "select_n" in body and "concatenate" not in body, body
 
 
 def test_an_iterate_over_cells_of_a_few_columns_carries_each_column_by_itself(monkeypatch):
@@ -596,10 +583,10 @@ def test_an_iterate_over_cells_of_a_few_columns_carries_each_column_by_itself(mo
     (loop,) = _loops(_jaxpr(monkeypatch, MANDELBROT, points=points).jaxpr)
     carried = loop.invars[loop.params["num_consts"]:]
     assert all(v.aval.ndim <= 2 for v in carried), [v.aval for v in carried]
-    body = _loop_body_hlo(monkeypatch, MANDELBROT + " ", points=points)
-    assert "select" in body and "concatenate(" not in body and "transpose(" not in body, body
+    body = _loop_body(monkeypatch, MANDELBROT + " ", points=points)
+    assert "select_n" in body and "concatenate" not in body and "transpose" not in body, body
     # (nor slices ``c``'s two columns again at every step: they are sliced once, before the loop)
-    assert " slice(" not in body, body
+    assert "slice" not in body and "gather" not in body, body
     got, compiled = _compiled(MANDELBROT + "  ", points=points)
     assert compiled and np.allclose(np.asarray(got), remora.evaluate(MANDELBROT, points=points), rtol=1e-12)
 

@@ -25,6 +25,9 @@ CASES = {
     "all": [("(all [#t #t])", "#t"), ("(all [#t #f])", "#f"), ("(all (array (0) Bool))", "#t")],
     "positions": [("(positions [[1 2] [3 4] [5 6]])", "[0 1 2]"), ("(positions (array (0 3) Float))", "(array (0) Int)")],
     "pi": [("pi", "3.141592653589793"), ("(cos pi)", "-1.0")],
+    "inf": [("inf", "inf"), ("(< 1e300 inf)", "#t"), ("(* -1.0 inf)", "-inf")],
+    "-inf": [("-inf", "-inf"), ("(= -inf (neg inf))", "#t")],
+    "nan": [("nan", "nan"), ("(= nan nan)", "#f"), ("(+ 1.0 nan)", "nan")],
 }
 
 

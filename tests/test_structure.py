@@ -214,7 +214,7 @@ def test_every_syntax_class_has_its_typing_rule():
 #: where each other array library may be imported: only its backend
 #: the optional array libraries: imported by their backend modules alone (contract §8)
 JAX_HOMES = ("remora.backends.jax_backend", "remora.backends.jax_ops", "remora.backends.jax_compiled",
-             "remora.backends.jax_width", "remora.backends.jax_transforms")
+             "remora.backends.jax_width", "remora.backends.jax_transforms", "remora.backends.jax_lower")
 DASK_HOMES = ("remora.backends.dask_backend", "remora.backends.dask_operands", "remora.backends.dask_failures",
               "remora.backends.dask_blocks", "remora.backends.dask_positions")
 LIBRARY_HOMES = {"jax": JAX_HOMES, "jaxlib": JAX_HOMES, "dask": DASK_HOMES, "distributed": DASK_HOMES}

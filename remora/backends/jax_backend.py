@@ -8,8 +8,10 @@ Two halves:
   become ``lax.fori_loop`` / ``lax.scan`` when they run under tracing: a fold over a million
   items is one compiled loop, never a million traced steps.
 - **Compilation** (:meth:`JaxBackend.compile`): an evaluation — a form, a program, one
-  application of a ``remora.function`` — is traced once per input signature (dtypes and
-  shapes) into one ``jax.jit`` function and cached; the engine's Python decisions depend on
+  application of a ``remora.function`` — is compiled once per input signature (dtypes and
+  shapes) into one ``jax.jit`` function and cached: from its plan's IR where it has one the
+  lowering can express (:mod:`.jax_lower`, :mod:`.jax_compiled`), else — what this module's
+  tracing state serves — by tracing the whole-frame engine itself; the engine's Python decisions depend on
   shapes only, so they happen once, at trace time.  Run-time checks (:meth:`require`) become
   one Bool the compiled function returns with its result (carried out of compiled loops with
   their accumulators): when it is false, the evaluation is run again eagerly, which raises the
@@ -46,6 +48,7 @@ from .jax_ops import EAGER, REP_OF_DTYPE, JaxOps, Untraceable, _is_host, _is_tra
 from .jax_ops import MAX_COLUMNS, columns
 from . import jax_ops, jax_width
 from .jax_compiled import _Compiled
+from .jax_lower import _columns_hoisted
 from .numpy_backend import NumpyBackend
 
 
@@ -64,39 +67,7 @@ def _widths(state: tuple) -> list:
     return [x.shape[-1] if x.ndim >= 2 and 1 < x.shape[-1] <= MAX_COLUMNS else 0 for x in state]
 
 
-def _columns_hoisted(body: Callable, carry: tuple) -> Callable:
-    """``body(i, carry)`` of a ``fori_loop``, traced once here, with each array it reads from
-    outside the loop (Mandelbrot's points ``c``) only as its columns (``(index c 0)``) read as
-    those columns, sliced once before the loop: sliced in the body, XLA reads the strided
-    columns again at every step, where a hand-written loop slices them first (spec D48)."""
-    closed = jax.make_jaxpr(body)(jnp.asarray(0), carry)
-    jaxpr, consts = closed.jaxpr, list(closed.consts)
-    uses: dict = {}
-    for eqn in jaxpr.eqns:
-        for v in eqn.invars:
-            if isinstance(v, Var):
-                uses.setdefault(v, []).append(eqn)
-    hoisted = {}
-    for k, (v, c) in enumerate(zip(jaxpr.constvars, consts)):
-        m = c.shape[-1] if getattr(c, "ndim", 0) >= 2 else 0
-        if 1 < m <= MAX_COLUMNS and all(o is not v for o in jaxpr.outvars) and uses.get(v) and all(
-                e.primitive.name == "slice" and e.params["strides"] is None
-                and e.params["limit_indices"][-1] - e.params["start_indices"][-1] == 1 for e in uses[v]):
-            hoisted[k] = [lax.slice_in_dim(jnp.asarray(c), j, j + 1, axis=-1) for j in range(m)]
-    if not hoisted:
-        return body
-
-    def hoisted_body(i, carry):
-        # (a slice of the concatenate is the column itself: XLA keeps the column, drops the rest)
-        inside = [jnp.concatenate(hoisted[k], axis=-1) if k in hoisted else c for k, c in enumerate(consts)]
-        flat, tree = jax.tree_util.tree_flatten((i, carry))
-        out = jax.core.eval_jaxpr(jaxpr, inside, *flat)
-        return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(carry), out)
-
-    return hoisted_body
-
-
-#: the two halves#: the two halves: NumPy's operations (eager) and JAX's (traced)
+#: the two halves: NumPy's operations (eager) and JAX's (traced)
 NUMPY = NumpyBackend()
 JNP = JaxOps()
 #: The operations every JaxBackend method dispatches between: NumPy's when running eagerly,
@@ -501,8 +472,18 @@ class JaxBackend(NumpyBackend):
                 entry = table.get(signature)
                 if entry is None:
                     entry = table[signature] = _Compiled(self, tuple([name for name, _, _ in signature]),
-                                                         jax_width.wide_inputs(inputs.values()))
+                                                         jax_width.wide_inputs(inputs.values()), _origin(key))
         return entry
+
+    def plans(self, key: Any) -> tuple[list, str]:
+        """The plans the compiled evaluations of ``key`` were lowered from (``--plan``), and why
+        there are none where there are none."""
+        table = self._compiled.get(key) or {}
+        plans = [v.plan for entry in table.values() for v in entry.variants or ()]
+        whys = ["evaluated eagerly on the host (it cannot be traced: `backend.fallbacks` says why)" if entry.eager
+                else f"compiled by tracing the whole-frame engine (no plan to lower: {entry.why})" if entry.why
+                else "" for entry in table.values()]
+        return plans, next((w for w in whys if w), "not evaluated")
 
     def _eager(self, run: Callable[[dict], Any], inputs: dict) -> Any:
         """``run`` outside any trace, on host arrays."""
@@ -572,6 +553,14 @@ class _Window:
                 i = i + self.shape[axis]
             return self.whole[key[:axis] + (i + self.start, Ellipsis)]
         return self.sliced[key]
+
+
+def _origin(key: Any) -> str:
+    """Where ``key`` comes from, for ``REMORA_EXPLAIN=1`` (only then: a compiled entry keeps a
+    string, never its key)."""
+    from .. import plans
+
+    return plans.origin(key) if plans.EXPLAIN else ""
 
 
 def _all(checks: list):

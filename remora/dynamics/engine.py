@@ -32,6 +32,7 @@ from ..backends import Backend, host
 from ..backends.base import OBJECT, NodeTable
 from ..erasure import erased as E
 from ..errors import RemoraRuntimeError, located_at, relocate_library_error
+from ..limits import atom_bytes
 from ..primitives import PRIMITIVES
 from . import control, masks, unboxing
 from .batched import FrameContext, Val, align, extent, joint, lift, plain_val, spread
@@ -39,7 +40,6 @@ from .layouts import BoxFrame, NeedGrouping, Ragged, is_ragged_cell, plain
 from .ragged import app as ragged_app
 from .rebatch import detach, detach_closure, restrict_closure, settle
 from .runtime import (
-    ATOM_BYTES,
     Closure,
     IClosure,
     RunConfig,
@@ -175,7 +175,7 @@ class Frames:
         if not e.dims:  # a scalar: the atom's own (possibly broadcast) array
             return atoms[0]
         if not atoms:  # an empty literal: its shape is the program's
-            check_shape(e.dims, ATOM_BYTES, "this array literal", e.span, self.run)
+            check_shape(e.dims, atom_bytes(rep_value(e.rep, ienv)), "this array literal", e.span, self.run)
         k = max((a.k for a in atoms), default=0)
         if k == 0:
             out = xp.empty((len(atoms),), rep_value(e.rep, ienv))
@@ -219,7 +219,7 @@ class Frames:
     def frame(self, e: E.EFrame, env, ienv, batch) -> Val:
         xp = self.xp
         shape = self.flat_shape(e, "shape", ienv)
-        check_shape(shape, ATOM_BYTES, "this frame", e.span, self.run)
+        check_shape(shape, atom_bytes(rep_value(e.rep, ienv)), "this frame", e.span, self.run)
         if not e.cells:
             return Val(xp.empty(shape, rep_value(e.rep, ienv)), 0)
         cells = [plain_val(self.ev(c, env, ienv, batch)) for c in e.cells]
@@ -270,7 +270,7 @@ class Frames:
         m = len(batch) if effectful else max(p.k for p in parts)
         if 0 in total and not effectful:  # nothing to apply: the same empty value in every batch cell
             cell = result[len(total):]
-            check_shape(total + cell, ATOM_BYTES, function_name(fn.arr), span, self.run)
+            check_shape(total + cell, atom_bytes(rep), function_name(fn.arr), span, self.run)
             return Val(xp.empty((1,) * m + total + cell, rep), m)
         aligned = [align(xp, p, m, f, len(total)) for p, f in zip(parts, frames)]
         # The application runs over the batch axes where some participant varies (and, for an
@@ -294,7 +294,7 @@ class Frames:
         """Apply the function array ``fns`` (shape ``tf``) to frame-shaped ``args``: ``tf + result_cell``."""
         xp = self.xp
         n = math.prod(tf)
-        check_shape(tf + result_cell, ATOM_BYTES, function_name(fns), span, self.run)
+        check_shape(tf + result_cell, atom_bytes(rep), function_name(fns), span, self.run)
         if n == 0:
             return xp.empty(tf + result_cell, rep)
         fn = host.uniform_atom(fns)
@@ -362,7 +362,7 @@ class Frames:
         fn = plain_val(self.ev(e.fn, env, ienv, batch))
         values = self.annotation(e, "values", ienv, lambda: tuple(iapp_arg_value(a, ienv) for a in e.args))
         result = self.flat_shape(e, "result", ienv)
-        check_shape(result, ATOM_BYTES, "this index application", e.span, self.run)
+        check_shape(result, atom_bytes(rep_value(e.rep, ienv)), "this index application", e.span, self.run)
         frame = fn.arr.shape[fn.k :]
         cell = result[len(frame) :]
         first = host.uniform_atom(fn.arr)
@@ -389,7 +389,7 @@ class Frames:
             return result
         # Different abstractions (or none): instantiate each cell on its own.
         shape = tuple(batch[: fn.k]) + frame
-        check_shape(shape + cell, ATOM_BYTES, "this index application", e.span, self.run)
+        check_shape(shape + cell, atom_bytes(rep_value(e.rep, ienv)), "this index application", e.span, self.run)
         full = spread(xp, fn.arr, shape)
         out = xp.empty(shape + cell, rep_value(e.rep, ienv))
         for idx in positions(shape):

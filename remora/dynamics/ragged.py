@@ -31,9 +31,9 @@ from ..backends.base import OBJECT
 from . import padded
 from .batched import FrameContext, Val, align, plain_val, spread
 from .layouts import BoxFrame, NeedGrouping, Ragged, RaggedDim, is_ragged_cell
-from .rebatch import restrict_closure, restrict_env
+from .rebatch import detach_closure, restrict_closure, restrict_env
 from ..errors import RemoraRuntimeError
-from .runtime import Closure, IClosure
+from .runtime import ArrayTypeBinding, Closure, IClosure
 from .values import BoxValue, PrimFn
 
 
@@ -46,7 +46,10 @@ def _concrete_index(index, c: int):
     """An index argument (a Dim, or a Shape's tuple) as box ``c`` sees it."""
     if type(index) is RaggedDim:
         return int(index.lengths[c])
-    return _concrete(index, c) if isinstance(index, tuple) else index
+    if not isinstance(index, tuple) or not is_ragged_cell(index):
+        return index  # (as it is: an Array type variable's binding keeps its representation)
+    concrete = _concrete(index, c)
+    return type(index)(concrete, index.rep) if isinstance(index, ArrayTypeBinding) else concrete
 
 
 # ---------------------------------------------------------------------------
@@ -221,13 +224,37 @@ def _per_box(ctx: "SegmentContext", f: PrimFn, args):
         cells = tuple(_concrete(cell, c) for cell in ctx.cells)
         result = _concrete(ctx.result_cell, c)
         indices = tuple(_concrete_index(i, c) for i in f.indices)
-        cell_args = [a.arr.segment(c) if type(a.arr) is Ragged else _whole_box(xp, a, shape)[c] for a in args]
+        cell_args = [_box_argument(xp, a, shape, c) for a in args]
         pctx = FrameContext(xp, (), cells, result, indices, ctx.span, ctx.engine.run, ctx.rep)
         pctx.engine = ctx.engine
         outs.append(xp.asarray(f.prim.impl(pctx, *cell_args)))
     if is_ragged_cell(ctx.result_cell):
         return Ragged(xp, xp.concat(outs), ctx.result_cell[0].lengths)
     return xp.stack(outs) if outs else xp.empty((0,) + tuple(ctx.result_cell), ctx.rep)
+
+
+def _box_argument(xp, a: Val, shape: Ragged, c: int):
+    """Argument ``a`` as box ``c`` sees it alone: its segment of a ragged value, its entry of a
+    per-box (or constant) one — a function as a 0-d frame of the one function box ``c`` applies,
+    never the bare atom a plain ``[c]`` of an object array gives."""
+    if type(a.arr) is Ragged:
+        return a.arr.segment(c)
+    whole = _whole_box(xp, a, shape)
+    if not host.is_host(whole):
+        return whole[c, ...]
+    return host.map_atoms(whole[c, ...], lambda f: _box_function(f, c))
+
+
+def _box_function(f, c: int):
+    """The function atom ``f`` as box ``c`` applies it on its own: a closure made in the ragged
+    body keeps box ``c``'s captured values and ``c``'s length for each ragged dimension."""
+    if not isinstance(f, Closure):
+        return f
+    if any(type(v.arr) is Ragged for v in f.env.values()):
+        raise NeedGrouping  # (it captured a ragged value: box ``c``'s part is not a batch entry)
+    g = detach_closure(f, (c,)) if f.level else f
+    ienv = {name: _concrete_index(i, c) for name, i in g.ienv.items()}
+    return type(g)(g.lam, g.env, ienv, 0)
 
 
 class SegmentContext:

@@ -23,17 +23,16 @@ from ..backends import Backend, host
 from ..backends.base import OBJECT
 from ..erasure import erased as E
 from ..errors import RemoraRuntimeError, located_at, relocate_library_error
-from ..limits import show_dims
+from ..limits import atom_bytes, show_dims
 from ..primitives import PRIMITIVES
 from .runtime import (
-    ATOM_BYTES,
     Closure,
     IClosure,
     PrimContext,
     RunConfig,
     callee_name,
     check_shape,
-    check_size,
+    check_bytes,
     function_name,
     iapp_arg_value,
     positions,
@@ -131,7 +130,7 @@ class Reference:
             return self.xp.constant(e, e.const, e.rep, e.dims)
         rep = rep_value(e.rep, ienv)
         if not e.atoms:  # an empty literal: its shape is the program's
-            check_shape(e.dims, ATOM_BYTES, "this array literal", e.span, self.run)
+            check_shape(e.dims, atom_bytes(rep), "this array literal", e.span, self.run)
         out = self.xp.empty((len(e.atoms),), rep)
         for i, a in enumerate(e.atoms):
             out[i] = self.atom(a, env, ienv)
@@ -155,7 +154,7 @@ class Reference:
     def collapse(self, cells: list, shape: tuple[int, ...], rep: str, span=None):
         """collapse: a frame of array values becomes one array; its shape comes from the annotation."""
         self.step("collapse", f"{len(cells)} cells into {show_dims(shape)}")
-        check_shape(shape, ATOM_BYTES, "this frame", span, self.run)
+        check_shape(shape, atom_bytes(rep), "this frame", span, self.run)
         xp = self.xp
         if not cells:
             return xp.empty(shape, rep)
@@ -165,7 +164,7 @@ class Reference:
     def apply(self, fns, args, cells, result, rep: str, span):
         """An application of the function array ``fns``: lift, then map — or, over the scalar
         frame, β or δ at once."""
-        check_shape(result, ATOM_BYTES, function_name(fns), span, self.run)
+        check_shape(result, atom_bytes(rep), function_name(fns), span, self.run)
         fns, args = self.lift(fns, args, cells, span)
         if not fns.shape:
             return self.reduce_scalar(fns[()], args, cells, result, span, rep)
@@ -193,12 +192,14 @@ class Reference:
         n = math.prod(frame)
         self.step("map", f"frame {show_dims(frame)}: {n} applications on cells " + " ".join(show_dims(c) for c in cells))
         out = []
-        boxed = 0  # bytes held in boxes made so far: each is small, all together need not be
+        boxed = atoms = 0  # bytes (and atoms) held in boxes made so far: each is small, all together need not be
         for idx in positions(frame):
             cell = self.reduce_scalar(fns[idx], [a[idx + (Ellipsis,)] for a in args], cells, cell_result, span, rep)
             if host.is_host(cell):
-                boxed += sum(b.value.nbytes for b in host.atoms(cell) if isinstance(b, BoxValue))
-                check_size(boxed // 8, 8, f"the boxes made by {function_name(fns)}", span, self.run)
+                contents = [b.value for b in host.atoms(cell) if isinstance(b, BoxValue)]
+                boxed += sum(v.nbytes for v in contents)
+                atoms += sum(v.size for v in contents)
+                check_bytes(atoms, boxed, f"the boxes made by {function_name(fns)}", span, self.run)
             out.append(cell)
         return self.collapse(out, result, rep, span)
 
@@ -206,7 +207,7 @@ class Reference:
         """β or δ: a single function applied to exactly its cells."""
         if isinstance(fn, PrimFn):
             self.step("δ", f"{fn.prim.name} on " + " ".join(show_dims(a.shape) for a in args))
-            check_shape(result, ATOM_BYTES, fn.prim.name, span, self.run)
+            check_shape(result, atom_bytes(rep), fn.prim.name, span, self.run)
             ctx = ReferenceContext(self.xp, (), cells, result, fn.indices, span, self.run, rep)
             ctx.engine = self
             return self.xp.asarray(fn.prim.impl(ctx, *args))
@@ -236,7 +237,7 @@ class Reference:
         fns = self.ev(e.fn, env, ienv)
         values = tuple(iapp_arg_value(a, ienv) for a in e.args)
         result = shape_value(e.result, ienv)
-        check_shape(result, ATOM_BYTES, "this index application", e.span, self.run)
+        check_shape(result, atom_bytes(rep_value(e.rep, ienv)), "this index application", e.span, self.run)
         cell_result = result[fns.ndim:]
         out = []
         for idx in positions(fns.shape):
@@ -256,7 +257,7 @@ class Reference:
         """unbox: the body runs once per box, with that box's indices and contents bound."""
         boxes = self.ev(e.boxed, env, ienv)
         body_shape = shape_value(e.body_shape, ienv)
-        check_shape(boxes.shape + body_shape, ATOM_BYTES, "this unbox", e.span, self.run)
+        check_shape(boxes.shape + body_shape, atom_bytes(rep_value(e.rep, ienv)), "this unbox", e.span, self.run)
         out = []
         for idx in positions(boxes.shape):
             box: BoxValue = boxes[idx]

@@ -19,7 +19,7 @@ from ..backends import Backend, host
 from ..backends.base import OBJECT
 from ..erasure.erased import EIApp, EVar, Rep, TypeArg
 from ..errors import RemoraRuntimeError, Span
-from ..limits import MAX_ATOMS, MAX_RANK, shape_problem
+from ..limits import MAX_ATOMS, MAX_RANK, atom_bytes, shape_problem
 from ..statics.indices import Dim, Index, Shape, Var, eval_dim, eval_shape
 from .layouts import RaggedDim
 from .values import PrimFn
@@ -27,8 +27,6 @@ from .values import PrimFn
 DEFAULT_MAX_BYTES = 10**9
 #: How deeply λ applications may nest by default (contract §6: recursion deeper is an error).
 DEFAULT_MAX_DEPTH = 10_000
-#: Bytes per atom the size limit counts (no representation's atoms take more).
-ATOM_BYTES = 8
 
 
 @dataclass
@@ -150,13 +148,27 @@ class PrimContext:
         fails).  Never a Python ``if`` on the data: a tracing backend can carry it out later."""
         self.xp.require(ok, message, culprits, self.error)
 
-    def check_size(self, atoms: int, what: str) -> None:
-        """Refuse to build an array of more than the configured number of bytes (``what``: the primitive)."""
-        check_size(atoms, ATOM_BYTES, f"`{what}`", self.span, self.run)
+    def check_size(self, atoms: int, what: str, rep: str | None = None) -> None:
+        """Refuse to build an array of more than the configured number of bytes (``what``: the
+        primitive; ``rep``: its atoms' representation, by default the result's)."""
+        check_size(atoms, atom_bytes(rep or self.result_rep), f"`{what}`", self.span, self.run)
 
-    def check_shape(self, shape: tuple, what: str) -> None:
-        """Refuse to build an array of a shape NumPy cannot hold, or over the size limit."""
-        check_shape(shape, ATOM_BYTES, f"`{what}`", self.span, self.run)
+    def check_total(self, counts, what: str, rep: str | None = None) -> int:
+        """The sum of the non-negative Int vector ``counts`` (the lengths of the parts of one
+        array), refused past the size limit.  Summed as Ints, huge counts would wrap around to a
+        small or negative total that the check lets through: exactly, as Python ints, then."""
+        xp, n = self.xp, counts.shape[0]
+        if n and int(xp.max(counts)) > (2**63 - 1) // n:
+            total = sum(int(c) for c in xp.to_host(counts))
+        else:  # (no partial sum can wrap)
+            total = int(xp.sum(counts)) if n else 0
+        self.check_size(total, what, rep)
+        return total
+
+    def check_shape(self, shape: tuple, what: str, rep: str | None = None) -> None:
+        """Refuse to build an array of a shape NumPy cannot hold, or over the size limit (its atoms
+        of representation ``rep``, by default the result's)."""
+        check_shape(shape, atom_bytes(rep or self.result_rep), f"`{what}`", self.span, self.run)
 
     def apply(self, fns, args: list, cells: tuple, result_cell: tuple):
         """Apply the frame of functions ``fns`` (over this context's frame) to ``args``."""
@@ -168,9 +180,16 @@ class PrimContext:
 
 
 def check_size(atoms: int, itemsize: int, what: str, span: Span | None, run: RunConfig) -> None:
-    if atoms * itemsize > run.max_bytes:
+    """Refuse ``atoms`` atoms of ``itemsize`` bytes each (the representation's real size,
+    :func:`~remora.limits.atom_bytes`) past the size limit."""
+    check_bytes(atoms, atoms * itemsize, what, span, run)
+
+
+def check_bytes(atoms: int, nbytes: int, what: str, span: Span | None, run: RunConfig) -> None:
+    """Refuse ``atoms`` atoms taking ``nbytes`` bytes in all past the size limit."""
+    if nbytes > run.max_bytes:
         raise RemoraRuntimeError(
-            f"{what} would build an array of {atoms} atoms ({atoms * itemsize:,} bytes), over the limit of "
+            f"{what} would build an array of {atoms} atoms ({nbytes:,} bytes), over the limit of "
             f"{run.max_bytes:,} bytes",
             span,
         )

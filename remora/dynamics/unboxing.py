@@ -27,7 +27,8 @@ from . import masks, ragged
 from .batched import Val, align, extent, joint, plain_val, spread
 from .layouts import BoxFrame, NeedGrouping, Ragged
 from .rebatch import restrict_env
-from .runtime import ATOM_BYTES, check_shape, rep_value
+from ..limits import atom_bytes
+from .runtime import check_shape, rep_value
 
 
 class Unboxing:
@@ -77,7 +78,7 @@ def unbox(engine, e, env: dict, ienv: dict, batch: tuple) -> Val:
     if type(boxed.arr) is Ragged:
         raise NeedGrouping  # (a ragged frame of boxes: its boxes have no one frame)
     body_shape = engine.flat_shape(e, "body_shape", ienv)
-    check_shape(boxed.arr.shape[boxed.k :] + body_shape, ATOM_BYTES, "this unbox", e.span, engine.run)
+    check_shape(boxed.arr.shape[boxed.k :] + body_shape, atom_bytes(rep_value(e.rep, ienv)), "this unbox", e.span, engine.run)
     u = Unboxing(engine, e, env, ienv, boxed, body_shape)
     if math.prod(u.frame) == 0:  # no boxes: the same empty value in every batch cell
         return Val(engine.xp.empty((1,) * u.m + u.frame + body_shape, u.rep), u.m)

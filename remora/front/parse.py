@@ -17,7 +17,7 @@ from .reader import SAtom, SList, SNode, read, show
 LAMBDA = {"λ": "λ", "lambda": "λ"}
 TLAMBDA = {"Tλ": "Tλ", "t-lambda": "Tλ"}
 ILAMBDA = {"Iλ": "Iλ", "i-lambda": "Iλ"}
-EXPR_KEYWORDS = {"array", "frame", "t-app", "i-app", "unbox", "box", "define", "let", "if"} | set(LAMBDA) | set(TLAMBDA) | set(ILAMBDA)
+EXPR_KEYWORDS = {"array", "frame", "t-app", "i-app", "unbox", "box", "define", "let", "if", "for"} | set(LAMBDA) | set(TLAMBDA) | set(ILAMBDA)
 TYPE_KEYWORDS = {"Arr", "->", "Forall", "Pi", "Sigma"}
 BASE_TYPE_NAMES = {"Int": "Int", "Float": "Float", "Int32": "Int32", "Float32": "Float32", "Bool": "Bool", "Num": "Int"}
 INDEX_KEYWORDS = {"Shp", "++"}
@@ -307,6 +307,24 @@ def _parse_if(node: SList) -> S.Expr:
     return S.If(cond, then, orelse, node.span)
 
 
+def _parse_for(node: SList) -> S.Expr:
+    usage = "(for ((i n) ...) e)"
+    _arity(node, 3, usage)
+    spec = _plist(node.items[1], f"the for bindings, as in {usage}")
+    if not spec:
+        raise _err(f"a for binds at least one index: {usage}", node.items[1])
+    if len(spec) == 2 and isinstance(spec[0], SAtom) and spec[0].is_symbol:
+        raise _err(f"the for bindings are a list of (i n) pairs: write (for (({' '.join(show(i) for i in spec)})) …)", node.items[1])
+    bindings = []
+    for b in spec:
+        items = _plist(b, "a for binding (i n), n a Dim")
+        if len(items) != 2:
+            raise _err("a for binding is written (i n): an index name and its range, a Dim", b)
+        bindings.append(S.ForBinding(_symbol(items[0], "an index name"), parse_index(items[1]), b.span))
+    _unique([(b.name, b.span) for b in bindings], "index")
+    return S.For(tuple(bindings), parse_expr(node.items[2]), node.span)
+
+
 def _atom_form(node: SList) -> S.Expr:
     return _scalar(parse_atom(node))
 
@@ -323,6 +341,7 @@ _EXPR_FORMS: dict[str, Callable[[SList], S.Expr]] = {
     "unbox": _parse_unbox,
     "let": _parse_let,
     "if": _parse_if,
+    "for": _parse_for,
     "box": _atom_form,
     "define": _define_elsewhere,
     **{k: _atom_form for k in LAMBDA},

@@ -282,7 +282,26 @@ class If:
     span: Span
 
 
-Expr = Union[Ref, ArrayLit, EmptyArray, Frame, EmptyFrame, App, TApp, IApp, Unbox, Let, If]
+@record(frozen=True, eq=False)
+class ForBinding:
+    """``(i n)`` in a ``for``: the name bound to each index and its range, a ``Dim``."""
+
+    name: str
+    range: SIndex
+    span: Span
+
+
+@record(frozen=True, eq=False)
+class For:
+    """``(for ((i n) ...) e)``: pointful sugar (contract §12), the array of ``e`` over every
+    combination of the indices; :func:`remora.front.pointful.elaborate` gives its core form."""
+
+    bindings: tuple[ForBinding, ...]
+    body: "Expr"
+    span: Span
+
+
+Expr = Union[Ref, ArrayLit, EmptyArray, Frame, EmptyFrame, App, TApp, IApp, Unbox, Let, If, For]
 
 # ---------------------------------------------------------------------------
 # Top level

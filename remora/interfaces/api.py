@@ -272,6 +272,14 @@ def _evaluate_on(backend: str, forms: list, last_type: Type, keys: tuple, arrays
                 value = engine.eval_form(form)
         return value
 
+    def trace(values: dict) -> tuple:
+        """The program's plan on host ``values`` (what the backend lowers: spec D48)."""
+        G = {**shared, **{key: values[name] for name, key in keys}}
+        with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
+            engine = make_engine("frames", RunConfig(stdin=io.StringIO(stdin)), backend)
+            return (*record(engine, lambda tracing, env: [tracing.eval_form(f) for f in forms][-1], {}, G), G, {})
+
+    run.trace = trace  # type: ignore[attr-defined]
     handed = {name: _engine_array(xp, a) for name, a in arrays.items()}
     key, given = kept
     return through(_COMPILED_CALLS, key, given, xp, forms[-1], run, handed, _output)
@@ -453,6 +461,13 @@ class Function:
             def run(values: dict) -> Any:
                 with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
                     return engine.value(app, values)
+
+            def trace(values: dict) -> tuple:
+                """The application's plan on host ``values`` (what the backend lowers: spec D48)."""
+                value, plan = _traced(engine, app, values)
+                return value, plan, engine.globals, values
+
+            run.trace = trace  # type: ignore[attr-defined]
 
             # (one compiled function per argument signature on a compiling backend: ``app`` is
             # this signature's own node)

@@ -140,9 +140,13 @@ def _define(name: str, signature: str, fn: Callable[..., Any], sorts: dict[str, 
         stacks = [_read_only(a.reshape((n,) + a.shape[len(frame):])) for a in map(ctx.xp.to_numpy, args)]
         dtype = DTYPES[ctx.result_rep]
         try:
-            out = _result_array(fn(*stacks), dtype)
-        except Exception as exc:  # the user's function failed: a located run-time error
+            returned = fn(*stacks)
+        except Exception as exc:  # (any exception of the user's own Python function: a located run-time error)
             ctx.error(f"registered primitive `{name}` raised {type(exc).__name__}: {exc}")
+        try:
+            out = _result_array(returned, dtype)
+        except (ValueError, TypeError) as exc:  # (NumPy's refusal of what it returned: a ragged list, …)
+            ctx.error(f"registered primitive `{name}` returned what is not an array: {exc}")
         expected = (n,) + tuple(ctx.result_cell)
         if out.shape != expected:
             ctx.error(f"registered primitive `{name}` returned an array of shape {out.shape} for a stack of {n} "

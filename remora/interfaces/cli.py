@@ -15,6 +15,8 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Sequence
 
+from .streams import OutputError, report  # (the standard library only, as this module)
+
 if TYPE_CHECKING:
     import argparse
 
@@ -192,13 +194,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of our output went away: nothing more is wanted
         _quiet_stdout()
         return EXIT_OK
-    except Exception as exc:
-        from .streams import OutputError, report
-
-        if isinstance(exc, OutputError):
-            _quiet_stdout()
-            report(f"remora: cannot write to standard output: {exc.reason}")
-            return EXIT_USAGE
+    except OutputError as exc:
+        _quiet_stdout()
+        report(f"remora: cannot write to standard output: {exc.reason}")
+        return EXIT_USAGE
+    except Exception as exc:  # the command line's one "internal error" handler: a bug in remora
         if _interrupts:  # (a Ctrl-C that some import turned into another exception)
             return _interrupted()
         if os.environ.get("REMORA_DEBUG"):
@@ -457,9 +457,15 @@ def _plan_text(session, form, how: str = "ir") -> str:
     from ..plans import PLANS
 
     where = f";; {form.span.source.name}:{form.span.line}:{form.span.col}"
-    plans = PLANS.plans(session.last_erased) if session.engine_name == "plans" else []
-    if not plans:
+    xp = session.engine.xp
+    if xp.compiles and session.engine_name == "frames":  # (compiled from its plan: spec D48)
+        plans, why = xp.plans(session.last_erased)
+        if not plans:
+            return f"{where}: {why}"
+    else:
+        plans = PLANS.plans(session.last_erased) if session.engine_name == "plans" else []
         why = PLANS.last_refusal if session.engine_name == "plans" else f"the {session.engine_name} engine makes no plans"
+    if not plans:
         return f"{where}: evaluated dynamically ({why})"
     plan = plans[-1]
     text = plan.source if how == "python" or plan.ir is None else plan.ir.text()

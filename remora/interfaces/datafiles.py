@@ -9,19 +9,27 @@ be read or written at all is a :class:`DataIOError` (the command's I/O error, ex
 
 from __future__ import annotations
 
+import math
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
 
 from ..atoms import NUMBERS
 from ..errors import RemoraError, Source, Span
+from ..front.reader import visible
 from .input_messages import conversion_hint
 
 #: dtypes an ``.npy`` input may have, and the Remora atom type each is
 NPY_DTYPES = {**{np.dtype(n.dtype): name for name, n in NUMBERS.items()}, np.dtype(np.bool_): "Bool"}
 _INT = re.compile(r"[-+]?[0-9]+\Z")
-_TOKEN = re.compile(r"[^\s,]+")
+#: a Float in a data file: ASCII digits as in a program's literals (with an optional sign), or
+#: inf/nan (the names they print as, any case) — not the underscores, non-ASCII digits and spaces
+#: Python's ``float()`` accepts
+_FLOAT = re.compile(r"[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|inf|infinity|nan)\Z", re.ASCII | re.IGNORECASE)
+_SPELLED_INFINITE = re.compile(r"[-+]?inf", re.ASCII | re.IGNORECASE)
+_WORD = re.compile(r"[^\s,]+")
 _NAME = re.compile(r"[^\s()\[\];\"'#=,0-9][^\s()\[\];\"'=,]*\Z")
 INT64 = (-(2**63), 2**63 - 1)
 
@@ -56,7 +64,12 @@ def load(path: str) -> np.ndarray:
 def _load_npy(path: str) -> np.ndarray:
     """The array in a ``.npy`` file, memory-mapped (read-only) when it can be used as it is: an
     input larger than memory is then read block by block by a backend that chunks it (Dask,
-    contract §8), and only the parts a computation touches are read on NumPy."""
+    contract §8), and only the parts a computation touches are read on NumPy.  The dtype is
+    judged from the header first, so one that cannot be loaded at all (Python objects) is named
+    like any other that Remora does not take."""
+    stated = _header_dtype(path)
+    if stated is not None:
+        _check_dtype(stated, path)
     try:
         array = np.load(path, mmap_mode="r", allow_pickle=False)
     except OSError as exc:
@@ -65,26 +78,47 @@ def _load_npy(path: str) -> np.ndarray:
         raise DataIOError(f"cannot read {path}: not a NumPy array file ({exc})") from None
     if not isinstance(array, np.ndarray):
         raise DataIOError(f"cannot read {path}: not a single NumPy array")
-    dtype = array.dtype.newbyteorder("=") if array.dtype.byteorder not in "=|" else array.dtype
-    if dtype not in NPY_DTYPES:
-        held = ", ".join(f"{d} ({t})" for d, t in NPY_DTYPES.items())
-        raise RemoraError(
-            f"the array in this file has dtype {array.dtype}; an input is {held}: {conversion_hint(dtype)}",
-            _span(Source(path, ""), 1, 1, 1),
-        )
+    dtype = _check_dtype(array.dtype, path)
     if array.dtype == dtype and array.flags.c_contiguous:
         return array
     return np.ascontiguousarray(array, dtype=dtype)
 
 
+def _check_dtype(dtype: np.dtype, path: str) -> np.dtype:
+    """``dtype`` in native byte order, or a located error naming it when no input has it."""
+    native = dtype.newbyteorder("=") if dtype.byteorder not in "=|" else dtype
+    if native not in NPY_DTYPES:
+        held = ", ".join(f"{d} ({t})" for d, t in NPY_DTYPES.items())
+        raise RemoraError(
+            f"the array in this file has dtype {dtype}; an input is {held}: {conversion_hint(native)}",
+            _span(Source(path, ""), 1, 1, 1),
+        )
+    return native
+
+
+def _header_dtype(path: str) -> np.dtype | None:
+    """The dtype a ``.npy`` file's header states, or None where the header is not one NumPy's
+    public readers take (``np.load`` then says what is wrong with the file)."""
+    fmt = np.lib.format
+    readers = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}
+    try:
+        with open(path, "rb") as f:
+            reader = readers.get(fmt.read_magic(f))
+            return None if reader is None else reader(f)[2]
+    except (OSError, ValueError):
+        return None
+
+
 def parse_numbers(text: str, path: str) -> np.ndarray:
     """Numbers separated by commas or whitespace, one row per line (blank lines are skipped): a
-    matrix, or a vector for one row or one column; Int when every number is an integer."""
+    matrix, or a vector for one row or one column; Int when every number is an integer.  A field
+    between commas that holds nothing is an error, never a number dropped (``1,,3`` is not
+    ``[1 3]``; interfaces.md)."""
     source = Source(path, text)
     rows: list[list] = []
     first_line = 0
     for n, line in enumerate(text.split("\n"), start=1):
-        row = [_number(m.group(), source, n, m.start() + 1) for m in _TOKEN.finditer(line)]
+        row = [_number(token, source, n, col) for token, col in _tokens(line, source, n)]
         if not row:
             continue
         if rows and len(row) != len(rows[0]):
@@ -105,19 +139,41 @@ def parse_numbers(text: str, path: str) -> np.ndarray:
     return array
 
 
+def _tokens(line: str, source: Source, n: int) -> list[tuple[str, int]]:
+    """The words of line ``n`` with their columns; a line with commas must hold a word in every
+    field between them (else a located error at the empty field)."""
+    if "," in line:
+        start = 0
+        for field in line.split(","):
+            if not field.strip():
+                col = start + 1
+                raise RemoraError(
+                    "this field is empty: a data file holds a number in every field between commas "
+                    "(nothing is dropped or made up; a missing Float can be written nan)",
+                    _span(source, n, col, col + 1),
+                )
+            start += len(field) + 1
+    return [(m.group(), m.start() + 1) for m in _WORD.finditer(line)]
+
+
 def _number(token: str, source: Source, line: int, col: int):
+    where = _span(source, line, col, col + len(token))
     if _INT.match(token):
         value = int(token)
         if not INT64[0] <= value <= INT64[1]:
-            raise RemoraError(f"`{token}` does not fit in an Int (64 bits)", _span(source, line, col, col + len(token)))
+            raise RemoraError(f"`{token}` does not fit in an Int (64 bits)", where)
         return value
-    try:
-        return float(token)
-    except ValueError:
+    if not _FLOAT.match(token):
         raise RemoraError(
-            f"`{token}` is not a number: a data file holds numbers separated by commas or whitespace",
-            _span(source, line, col, col + len(token)),
-        ) from None
+            f"`{visible(token)}` is not a number: a data file holds numbers (ASCII digits, or inf and nan) "
+            "separated by commas or whitespace",
+            where,
+        )
+    value = float(token)
+    if math.isinf(value) and not _SPELLED_INFINITE.match(token):  # (as a program's literal: not inf)
+        raise RemoraError(f"`{token}` is too large for a 64-bit Float, as in a program (the largest magnitude is {sys.float_info.max!r}; "
+                          "infinity is written inf)", where)
+    return value
 
 
 def _span(source: Source, line: int, col: int, end_col: int) -> Span:

@@ -28,7 +28,7 @@ from .typed_index import contains, innermost, node_with_span
 
 #: words that start forms, offered by completion
 KEYWORDS = ("define", "λ", "lambda", "Tλ", "t-lambda", "Iλ", "i-lambda", "let", "array", "frame",
-            "t-app", "i-app", "unbox", "box")
+            "t-app", "i-app", "unbox", "box", "for")
 
 
 @dataclass

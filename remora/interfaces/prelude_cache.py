@@ -11,7 +11,10 @@ write a temporary file and rename it, so concurrent processes never see half a c
 
 Where: ``$REMORA_CACHE_DIR`` if set (the tests point it at a temporary directory), else
 ``$XDG_CACHE_HOME/remora``, else ``~/.cache/remora``.  Which prelude: the ``.rem`` files of
-``$REMORA_PRELUDE`` (a directory) if set, else the prelude shipped with remora.
+``$REMORA_PRELUDE`` (a directory) if set, else the prelude shipped with remora: the package
+``remora.prelude``, read with :mod:`importlib.resources` (decisions.md D57) — the repository's
+top-level ``prelude/`` folder, which ``pyproject.toml`` maps to that package, so a wheel carries it
+as package data and an editable install finds it where it is.
 
 Index and type variables are compared by identity and ordered by serial number
 (:class:`~remora.statics.indices.Var`), so they cannot simply be unpickled as they were: each
@@ -27,6 +30,7 @@ import io
 import os
 import pickle
 import sys
+from importlib import resources
 from pathlib import Path
 from typing import Callable, NamedTuple
 
@@ -39,10 +43,8 @@ PROTOCOL = pickle.HIGHEST_PROTOCOL
 #: cache files kept in the directory (one per prelude and remora version): older ones are removed
 KEEP = 8
 _PACKAGE = Path(__file__).resolve().parents[1]
-SHIPPED_DIRS = (
-    _PACKAGE.parent / "prelude",  # a source checkout or editable install
-    Path(sys.prefix) / "share" / "remora" / "prelude",  # installed as data files
-)
+#: the package whose data files are the shipped prelude (the repository's ``prelude/``, D57)
+SHIPPED_PACKAGE = "remora.prelude"
 
 
 class Prelude(NamedTuple):
@@ -61,11 +63,25 @@ Check = Callable[[list[tuple[str, str]]], tuple[dict, list]]
 def prelude_files() -> list[Path]:
     """The prelude's ``.rem`` files, in the order they are checked."""
     override = os.environ.get(PRELUDE_ENV)
-    dirs = (Path(override),) if override else SHIPPED_DIRS
-    for directory in dirs:
-        if directory.is_dir():
-            return sorted(directory.glob("*.rem"))
-    raise FileNotFoundError("the Remora prelude is missing (looked in: " + ", ".join(map(str, dirs)) + ")")
+    directory = Path(override) if override else shipped_dir()
+    if not directory.is_dir():
+        raise FileNotFoundError(f"the Remora prelude is missing (looked in: {directory})")
+    return sorted(directory.glob("*.rem"))
+
+
+def shipped_dir() -> Path:
+    """The folder of the prelude installed with remora: the package ``remora.prelude``'s files.
+
+    A path, not only a :mod:`importlib.resources` traversable, because the language server and
+    error messages name the file a definition is in; remora is installed as files (a wheel,
+    unpacked, or editable), never run from a zip."""
+    try:
+        folder = resources.files(SHIPPED_PACKAGE)
+    except ModuleNotFoundError:
+        raise FileNotFoundError(f"the Remora prelude is missing: no package {SHIPPED_PACKAGE} is installed") from None
+    if not isinstance(folder, Path):
+        raise FileNotFoundError(f"the Remora prelude is missing: {SHIPPED_PACKAGE} is not a folder of files ({folder})")
+    return folder
 
 
 def cache_dir() -> Path:
@@ -135,31 +151,44 @@ except ImportError:  # pragma: no cover - (a Python built without it)
 # Reading and writing
 
 
+#: bytes of the digest that starts a cache file: the payload is unpickled only when it matches, so a
+#: truncated or damaged file is a cache miss, and an error unpickling an intact one is a bug (raised)
+DIGEST_BYTES = 16
+
+
+def _digest(data: bytes) -> bytes:
+    return _blake2b(data, digest_size=DIGEST_BYTES).digest()
+
+
 def _read(path: Path) -> Prelude | None:
-    """The cached prelude, or None if there is none or it cannot be used (for whatever reason)."""
+    """The cached prelude, or None if there is none or its file is damaged."""
     try:
-        data = path.read_bytes()
-        bindings, forms = _Unpickler(io.BytesIO(data)).load()
-    except Exception:  # missing, unreadable, truncated, corrupt, from an incompatible build: ignored
+        raw = path.read_bytes()
+    except OSError:  # (missing or unreadable: no cache)
         return None
-    if not (isinstance(bindings, dict) and isinstance(forms, list)):
+    digest, data = raw[:DIGEST_BYTES], raw[DIGEST_BYTES:]
+    if len(raw) < DIGEST_BYTES or _digest(data) != digest:
+        return None  # (truncated, damaged, or not written by :func:`_write`)
+    try:
+        bindings, forms = _Unpickler(io.BytesIO(data)).load()
+    except _Incompatible:  # (an object of another NumPy, say, that this installation cannot revive: D40)
         return None
     return Prelude(bindings, forms, from_cache=True)
 
 
 def _write(path: Path, bindings: dict, forms: list) -> None:
     """Write the cache file atomically (a temporary file renamed), or not at all."""
+    data = _dumps(bindings, forms)  # (a prelude that cannot be pickled is a bug: it is raised)
     try:
-        data = _dumps(bindings, forms)
         path.parent.mkdir(parents=True, exist_ok=True)
         temp = path.with_name(f".{path.name}.{os.getpid()}.{id(data):x}.tmp")
         try:
-            temp.write_bytes(data)
+            temp.write_bytes(_digest(data) + data)
             os.replace(temp, path)
         finally:
             temp.unlink(missing_ok=True)
         _prune(path.parent)
-    except Exception:  # unwritable, full, unpicklable: the next process checks the prelude again
+    except OSError:  # (an unwritable directory, a full disk: the next process checks the prelude again)
         pass
 
 
@@ -212,8 +241,19 @@ class _Pickler(pickle.Pickler):
         return None
 
 
+class _Incompatible(Exception):
+    """The cache names a class or function this installation does not have (NumPy's version is
+    not in the key, D40): the file is of no use here."""
+
+
 class _Unpickler(pickle.Unpickler):
     """Revives each cached variable once, as a new variable with a serial from this process."""
+
+    def find_class(self, module: str, name: str):
+        try:
+            return super().find_class(module, name)
+        except (ImportError, AttributeError) as err:
+            raise _Incompatible(f"{module}.{name}") from err
 
     def __init__(self, file):
         super().__init__(file)

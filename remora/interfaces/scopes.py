@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from ..front import syntax as S
+from ..front.pointful import elaborate
 from ..records import field_names, is_record
 from ..errors import Span
 
@@ -151,6 +152,8 @@ class _Resolver:
             self.unbox(e, env, tenv)
         elif isinstance(e, S.Let):
             self.let(e, env, tenv)
+        elif isinstance(e, S.For):  # its indices are the parameters of the λs it abbreviates
+            self.expr(elaborate(e), env, tenv)
         else:
             self.other(e, env, tenv)
 

@@ -189,6 +189,16 @@ class Session:
             finally:
                 engine.globals = saved
 
+        def trace(arrays: dict) -> tuple:
+            """The form's plan on host ``arrays`` (what the backend lowers: spec D48)."""
+            from ..plans import record
+            from ..plans.engine import _form_value
+
+            G = {**engine.globals, **arrays}
+            value, plan = record(engine, lambda tracing, env: _form_value(tracing, form), {}, G)
+            return value, plan, G, {}
+
+        run.trace = trace  # type: ignore[attr-defined]
         value = xp.compile(form, run, inputs)
         if define and form.key not in engine.globals:
             engine.globals[form.key] = xp.to_numpy(value)  # (what the engine holds between forms)

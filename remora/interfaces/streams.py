@@ -26,9 +26,10 @@ class OutputError(Exception):
     """Standard output cannot be written (no space, an I/O error): the command's I/O error.
     (A reader that went away is a ``BrokenPipeError`` instead: the output is simply not wanted.)"""
 
-    def __init__(self, exc: OSError):
-        super().__init__(exc.strerror or str(exc))
-        self.reason = exc.strerror or str(exc)
+    def __init__(self, cause: OSError | str):
+        reason = cause if isinstance(cause, str) else cause.strerror or str(cause)
+        super().__init__(reason)
+        self.reason = reason
 
 
 def read_source(path: str) -> str:
@@ -50,6 +51,8 @@ def read_source(path: str) -> str:
 def emit(text: str, stream: IO[str] | None = None) -> None:
     """Print a line of the program's output, at once (so it stays in order with error reports)."""
     stream = stream if stream is not None else sys.stdout
+    if stream is None:  # (closed before Python started, `>&-`: print would write nowhere, silently)
+        raise OutputError("it is closed")
     try:
         print(text, file=stream, flush=True)
     except BrokenPipeError:

@@ -320,12 +320,18 @@ EXPLAIN = os.environ.get("REMORA_EXPLAIN", "") not in ("", "0")
 
 
 def explain(key: Any, how: str) -> None:
-    """One line on standard error: where the form ``key`` comes from and how it was evaluated."""
+    """One line on standard error: where the form ``key`` comes from (or ``key`` itself, a
+    string :func:`origin` made) and how it was evaluated."""
+    where = key if type(key) is str else origin(key)
+    print(f"remora: {where}: {how}", file=sys.stderr)
+
+
+def origin(key: Any) -> str:
+    """Where the form ``key`` comes from: ``file:line:col``, or "a program"."""
     span = getattr(key, "span", None)
     if span is None and getattr(key, "forms", None):  # (a whole program given to remora.evaluate)
         span = getattr(key.forms[-1], "span", None)
-    where = f"{span.source.name}:{span.line}:{span.col}" if span is not None else "a program"
-    print(f"remora: {where}: {how}", file=sys.stderr)
+    return f"{span.source.name}:{span.line}:{span.col}" if span is not None else "a program"
 
 
 #: The plans of this process.

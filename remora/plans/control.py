@@ -28,6 +28,7 @@ import threading
 from typing import Any, Callable
 
 from .codegen import Source, emit_steps, literal
+from ..errors import RemoraError
 from ..ir.passes import rewrite
 from ..ir.core import Eqn, Miss, Recording, Sym, Untraceable, concrete, defined as _defined, free_vars as _free_syms
 from ..ir.core import is_object as _is_object
@@ -136,7 +137,7 @@ class Site:
                     if isinstance(why, Miss):
                         raise Untraceable(f"a `{self.label}` part decides differently from its trace") from None
                     raise
-                except Exception:
+                except RemoraError:  # (a run-time check failed while tracing this bucket)
                     if F is not None and not self._reads_known(sub, params, F):
                         raise GiveUp from None  # (computed with values not the replay's: not to be trusted)
                     raise

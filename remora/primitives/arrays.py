@@ -49,11 +49,12 @@ def _vector(dims) -> str:
     return "[" + " ".join(map(str, dims)) + "]"
 
 
-def _checked_dims(ctx, values, what: str) -> tuple[int, ...]:
+def _checked_dims(ctx, values, what: str, rep: str) -> tuple[int, ...]:
+    """The dimensions ``values`` gives, refused if negative or past the size limit for atoms of ``rep``."""
     dims = tuple(ctx.xp.to_host(ctx.xp.reshape(values, (-1,))))
     if any(d < 0 for d in dims):
         ctx.error(f"{what}: negative dimension in the shape {_vector(dims)}")
-    ctx.check_shape(dims, what)
+    ctx.check_shape(dims, what, rep)
     return dims
 
 
@@ -472,7 +473,7 @@ def _filter(ctx, bs, xs):
 )
 def _iota(ctx, shp):
     def make(idx):
-        dims = _checked_dims(ctx, shp[idx], "iota")
+        dims = _checked_dims(ctx, shp[idx], "iota", "Int")
         return BoxValue((dims,), ctx.xp.reshape(ctx.xp.arange(math.prod(dims)), dims))
 
     return per_cell(ctx, make)
@@ -487,14 +488,13 @@ def _iota_v(ctx, n):
     ctx.require(n >= 0, "iota/v of a negative length, {}", n)
     if ctx.frame:  # all the frame's vectors 0 … k-1 in one flat buffer
         lengths = xp.reshape(xp.contiguous(n), (-1,))
-        total = int(xp.sum(lengths))
-        ctx.check_size(total, "iota/v")
+        total = ctx.check_total(lengths, "iota/v", "Int")
         starts = xp.repeat(xp.cumulative_sum(lengths) - lengths, lengths)
         return BoxFrame(xp, ctx.frame, xp.arange(total) - starts, lengths)
 
     def make(idx):
         k = int(n[idx])
-        ctx.check_size(k, "iota/v")
+        ctx.check_size(k, "iota/v", "Int")
         return BoxValue((k,), xp.arange(k))
 
     return per_cell(ctx, make)
@@ -539,7 +539,7 @@ def _iota_w(ctx, xs):
 )
 def _reshape(ctx, shp, xs):
     def make(idx):
-        dims = _checked_dims(ctx, shp[idx], "reshape")
+        dims = _checked_dims(ctx, shp[idx], "reshape", ctx.xp.rep(xs))
         flat = ctx.xp.reshape(xs[idx], (-1,))
         n = math.prod(dims)
         if flat.size == 0 and n:

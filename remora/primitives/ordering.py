@@ -42,8 +42,10 @@ def _cut(ctx, n, xs, what: str, keep_taken: bool):
     xp = ctx.xp
     r = len(ctx.frame)
     d = xs.shape[r]
-    magnitude = xp.elementwise("abs")(n)
-    ctx.require(magnitude <= d, f"{what} of {{}} items from an array of {d} items", n)
+    # |n| <= d as two comparisons: the absolute value of the most negative Int is itself (it
+    # wraps), so a test on ``abs(n)`` would let it through as a small count.
+    within = xp.elementwise("logical_and")(n >= -d, n <= d)
+    ctx.require(within, f"{what} of {{}} items from an array of {d} items", n)
     if ctx.frame and not host.is_host(xs):  # all the frame's boxes in one flat buffer, as filter's
         mask = _kept_items(xp, n, d, keep_taken, ctx.frame)
         return BoxFrame(xp, ctx.frame, xp.select_items(xs, mask), xp.sum(mask, axis=-1))

@@ -57,6 +57,6 @@ def _written(value: float, span: Span | None) -> str:
     try:
         if float(text) == value:
             return text
-    except (ValueError, TypeError):
+    except ValueError:  # (the span shows no number)
         pass
     return repr(float(value))

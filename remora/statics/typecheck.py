@@ -15,7 +15,7 @@ from ..records import factory, record
 from typing import Callable, Optional
 
 from ..atoms import FLOATING, INTEGRAL, RESTRICTED_KINDS
-from . import control, smt
+from . import control, pointful, smt
 from ..front import syntax as S
 from . import typed as T
 from ..errors import Fix, RemoraTypeError, Span, replace_with, span_text, wrap_in
@@ -370,6 +370,8 @@ class Checker:
 
     #: T-IF (contract §6), in :mod:`.control` with the other control forms
     t_if = control.t_if
+    #: the pointful ``for`` (contract §12): its ranges, then its elaboration (:mod:`.pointful`)
+    t_for = pointful.t_for
 
     # --- atoms ------------------------------------------------------------------
 
@@ -467,6 +469,7 @@ RULES: dict[type, Callable] = {
     S.Unbox: Checker.t_unbox,
     S.Let: Checker.t_let,
     S.If: Checker.t_if,
+    S.For: Checker.t_for,
     S.Lit: Checker.t_lit,
     S.Prim: Checker.t_op,
     S.Lam: Checker.t_lam,

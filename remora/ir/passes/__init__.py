@@ -7,15 +7,21 @@ decisions it names (D22 for sums' rounding, D27 for contractions, signed zeros).
 
 1. :mod:`.views` — identity views dropped, chains of views folded into one ``reshape``;
 2. :mod:`.fold` — an operation on constants alone is computed once, when the program is made;
-3. :mod:`.positions` — a ``select_items`` by a mask known while tracing is a gather at its
+3. :mod:`.checks` — a run-time check of a constant is decided once;
+4. :mod:`.gathers` — a gather at positions that range over an axis (an index frame, ``(+ i 1)``,
+   ``(mod (- i 1) n)``) is the array, a slice of it or a rotation;
+5. :mod:`.broadcasts` — a constant operand of an elementwise operation keeps only the axes it
+   varies along;
+6. :mod:`.views` again, on what the two before made;
+7. :mod:`.positions` — a ``select_items`` by a mask known while tracing is a gather at its
    positions, found once;
-4. :mod:`.joins` — a reduction of a ``concat`` or ``stack`` is the combination of its parts'
+8. :mod:`.joins` — a reduction of a ``concat`` or ``stack`` is the combination of its parts'
    reductions (exact cases only);
-5. :mod:`.hoist` — what a loop's body computes the same at every step is computed before it;
-6. :mod:`.contraction` — a sum of a product over a shared axis is one contraction (``einsum``);
-7. :mod:`.cse` — an operation made again on the same operands is made once;
-8. :mod:`.dce` — an operation nothing reads is dropped (unless it writes, guards a decision
-   taken on its shape, or may fail).
+9. :mod:`.hoist` — what a loop's body computes the same at every step is computed before it;
+10. :mod:`.contraction` — a sum of a product over a shared axis is one contraction (``einsum``);
+11. :mod:`.cse` — an operation made again on the same operands is made once;
+12. :mod:`.dce` — an operation nothing reads is dropped (unless it writes, guards a decision
+    taken on its shape, or may fail).
 
 Each pass also rewrites the bodies of loops.  The ``if`` of a frame becomes ``select`` where its
 law holds (:mod:`.select`): that decision is taken while tracing, where both ways are at hand.
@@ -26,12 +32,13 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..core import Eqn
-from . import contraction, cse, dce, fold, hoist, joins, positions, views
+from . import broadcasts, checks, contraction, cse, dce, fold, gathers, hoist, joins, positions, views
 from .common import Context
 
 
 #: the passes in the order they run: each ``run(steps, result, ctx) -> (steps, result)``
-PIPELINE: tuple[Callable, ...] = (views.run, fold.run, positions.run, joins.run, hoist.run, contraction.run,
+PIPELINE: tuple[Callable, ...] = (views.run, fold.run, checks.run, gathers.run, broadcasts.run, views.run,
+                                  positions.run, joins.run, hoist.run, contraction.run,
                                   cse.run, dce.run)
 
 

@@ -34,6 +34,7 @@ from ..backends.base import OBJECT, Backend
 from ..backends.numpy_backend import REP_OF_DTYPE, NumpyBackend
 from ..front import syntax as S
 from .api_register import ON_NEW_PRIMITIVE, register
+from .api_calls import _ARGUMENTS, _argument_names, _dynamic, _traced
 from .api_derivatives import derived, jax_traced, traced_call
 from .api_results import _output, _refuse_functions
 from .compiled_calls import CompiledCalls, through
@@ -523,18 +524,6 @@ class Function:
         return erase(typed.expr)  # type: ignore[union-attr]
 
 
-def _traced(engine, app, env: dict):
-    """(value, plan) of the application ``app`` (see :mod:`remora.plans`)."""
-    with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
-        return record(engine, lambda tracing, symbols: tracing.value(app, symbols), env)
-
-
-def _dynamic(engine, app, env: dict):
-    """The application ``app`` evaluated by the dynamic engine (what cannot be planned)."""
-    with deep_recursion(limit=EVALUATION_RECURSION_LIMIT):
-        return engine.value(app, env)
-
-
 def _frame_axes(app: Any, arrays: Sequence[Any]) -> list[int | None]:
     """How many leading axes of each argument are frame axes (its rank beyond the parameter's
     cell), where the checked application says so."""
@@ -544,15 +533,6 @@ def _frame_axes(app: Any, arrays: Sequence[Any]) -> list[int | None]:
         dims = cells[i].dims() if i < len(cells) and hasattr(cells[i], "dims") else None
         out.append(a.ndim - len(dims) if dims is not None and len(dims) <= a.ndim else None)
     return out
-
-
-def _argument_names(count: int) -> list[str]:
-    """The names a call's arguments are bound to (``%`` keeps them apart from any Remora name)."""
-    return [f"%argument{i + 1}" for i in range(count)]
-
-
-#: the names of a call's arguments, in order (``zip`` takes as many as there are arguments)
-_ARGUMENTS = tuple(_argument_names(256))
 
 
 def function(source: str, backend: str = backends.DEFAULT) -> Function:

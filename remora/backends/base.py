@@ -330,6 +330,15 @@ class Backend:
         """The running combination of ``x``'s items along ``axis``, strictly left to right."""
         raise NotImplementedError
 
+    def fold_items(self, op: str, z: Array, x: Array, axis: int) -> Array:
+        """``z`` combined with ``x``'s items along ``axis`` strictly left to right,
+        ``(((z op x0) op x1) …)``: the last running value of ``accumulate`` from ``z`` (a Float
+        ``fold``'s exact order, D22), without the running values where the backend can do
+        without them.  ``z`` is one item's shape."""
+        axis %= x.ndim
+        steps = self.concat([self.expand_dims(z, axis), x], axis)
+        return self.accumulate(op, steps, axis)[(slice(None),) * axis + (-1,)]
+
     def segment_reduce(self, op: str, data: Array, offsets: Array) -> Array:
         """``op`` over each segment ``data[offsets[i]:offsets[i+1]]`` (along axis 0; the last
         segment runs to the end); every segment has at least one item."""

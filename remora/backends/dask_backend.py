@@ -49,7 +49,7 @@ from .dask_failures import failure
 from .dask_files import FileBlocks, file_source
 from .dask_operands import ELEMENTWISE, compacted, mixed
 from . import dask_positions as positions
-from .base import OBJECT
+from .base import OBJECT, Backend
 from .numpy_backend import DTYPES, UFUNCS, NumpyBackend, _kept, _pow as _numpy_pow
 from .numpy_backend import BACKEND as NUMPY
 
@@ -374,6 +374,11 @@ class DaskBackend(NumpyBackend):
         # blocks' partial results
         fn = partial(_tree_reduce, UFUNCS[op])
         return da.reduction(x, fn, fn, axis=axis % x.ndim, dtype=x.dtype, concatenate=True)
+
+    def fold_items(self, op: str, z, x, axis: int):
+        if not (is_dask(x) or is_dask(z)):
+            return NUMPY.fold_items(op, z, x, axis)
+        return Backend.fold_items(self, op, z, x, axis)  # (the last of the blocks' running values)
 
     def accumulate(self, op: str, x, axis: int):
         if not is_dask(x):

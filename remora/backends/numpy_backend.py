@@ -10,6 +10,7 @@ the strides they are given.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -385,6 +386,21 @@ class NumpyBackend(Backend):
 
     def accumulate(self, op: str, x, axis: int):
         return UFUNCS[op].accumulate(x, axis=axis, dtype=_kept(op, x.dtype))
+
+    def fold_items(self, op: str, z, x, axis: int):
+        axis %= x.ndim
+        items = np.moveaxis(x, axis, 0)
+        if math.prod(items.shape[1:]) >= 2:
+            # NumPy reduces a slow axis item after item into the result (its pairwise summation
+            # runs only along the fast axis, numpy.sum's notes): with ``z`` and the items first
+            # and the cells (two or more) contiguous after them, written once in C order,
+            # ``reduce`` combines in ``accumulate``'s order — one vectorised step per item, where
+            # ``accumulate`` along any axis loops per cell (36x NumPy's sum for 2000 cells of 64).
+            steps = np.empty((items.shape[0] + 1,) + items.shape[1:], np.result_type(z, x))
+            steps[0] = z
+            steps[1:] = items
+            return UFUNCS[op].reduce(steps, axis=0, dtype=_kept(op, steps.dtype))
+        return super().fold_items(op, z, x, axis)
 
     def segment_reduce(self, op: str, data, offsets):
         return UFUNCS[op].reduceat(data, offsets, axis=0, dtype=_kept(op, data.dtype))

@@ -363,13 +363,12 @@ def _fold(ctx, f, z, xs):
     op = _op_of(ctx, f)
     if op is not None and tuple(acc_cell) == tuple(item_cell) and n:
         # Every associative primitive is commutative, so the right fold is a left fold of the
-        # reversed items from z: exact for Int and Bool; sequential (accumulate) for Float + and *.
+        # reversed items from z: exact for Int and Bool; strictly in order (fold_items) for Float + and *.
         combine = xp.elementwise(op)
         if not is_float(xp.rep(xs)):
             return combine(xp.reduce(op, xs, r), z)
         if op in ("add", "multiply"):
-            steps = xp.concat([xp.expand_dims(z, r), xp.flip(xs, axis=r)], axis=r)
-            return _item(xp.accumulate(op, steps, axis=r), r, -1)
+            return xp.fold_items(op, z, xp.flip(xs, axis=r), r)
         # Float max and min are not commutative on signed zeros: (f item acc), as written
         xs = xp.loop_items(xs)
         return xp.loop(n, lambda i, acc: combine(_item(xs, r, n - 1 - i), acc), z)

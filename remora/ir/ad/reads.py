@@ -51,6 +51,11 @@ def _reduction(need: tuple, args: tuple) -> tuple:
     return (1,), op != "multiply"
 
 
+def _folding(need: tuple, args: tuple) -> tuple:
+    """``fold_items(op, z, x, axis)``: a sum reads nothing; a product its start and items."""
+    return ((), False) if args[0] == "add" else ((1, 2), False)
+
+
 def _accumulation(need: tuple, args: tuple) -> tuple:
     return ((), False) if args[0] == "add" else ((1,), True)
 
@@ -69,6 +74,7 @@ for _names, _reads in (
     (("divide", "__truediv__"), _divide),
     (("pow", "__pow__", "max", "min"), _all),
     (("reduce",), _reduction),
+    (("fold_items",), _folding),
     (("accumulate",), _accumulation),
 ):
     for _name in _names:

@@ -471,6 +471,20 @@ def _reduce(xp, ct, out, args, kw, need=None):
     return [None, None, None]
 
 
+@rule("fold_items")
+def _fold_items(xp, ct, out, args, kw, need=None):
+    """``z`` combined in order with ``x``'s items: a sum's cotangent reaches ``z`` and every item
+    as it is; a product's, each factor times the product of the others (exact at zeros)."""
+    op, z, x, axis = args[0], args[1], args[2], arg(args, kw, 3, "axis")
+    axis %= x.ndim
+    if op == "add":
+        return [None, ct, spread_back(xp, ct, x, axis), None]
+    if op == "multiply":
+        to_items = mul(xp, spread_back(xp, mul(xp, ct, z), x, axis), _others_product(xp, x, axis))
+        return [None, mul(xp, ct, xp.reduce("multiply", x, axis)), to_items, None]
+    refuse(f"fold_items {op}")
+
+
 def _others_product(xp, x, axis: int):
     ones = xp.full(shape_of(x)[:axis] + (1,) + shape_of(x)[axis + 1:], 1, xp.rep(x))
     n = shape_of(x)[axis]

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..atoms import NUMBERS
 from . import host
+from .allocator import keep_freed_blocks
 from .base import OBJECT, Backend
 
 #: The dtype that holds each atom representation (contract §2).
@@ -202,6 +203,8 @@ def _as_matmul(a: str, b: str, out: str, a_shape: tuple, b_shape: tuple):
 
     return contract
 
+
+keep_freed_blocks()
 
 #: the buffer of one block of cells of an ordered fold (Backend.fold_items)
 FOLD_BLOCK_BYTES = 1 << 20

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.ad.rules import zeros_like
+from ..ir.ad.table import zeros_like
 from ..ir.ad.tape import TapeBackend
 from ..ir.ad.transform import pullback
 from ..errors import RemoraTypeError, Span

@@ -16,105 +16,10 @@ split the cotangent equally, ``sqrt`` at 0 is ``inf``, and ``floor``/``ceiling``
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
-from .tape import Refused, copy_of
-
-Rule = Callable[..., list]
-
-
-def wanted(need, i: int) -> bool:
-    """Whether the cotangent of argument ``i`` is wanted (``need``: a flag per argument, from the
-    transformation: only a differentiated array's is; None: every one).  A rule computes only
-    those — what it does not compute it does not read, so the forward values it would have read
-    can go (in a plan: the lowering frees them after their last read)."""
-    return need is None or need[i]
-TRANSPOSE: dict[str, Rule] = {}
-
-
-def rule(*names: str) -> Callable[[Rule], Rule]:
-    def register(fn: Rule) -> Rule:
-        for name in names:
-            TRANSPOSE[name] = fn
-        return fn
-
-    return register
-
-
-# --- helpers ---------------------------------------------------------------------------------
-
-
-def shape_of(x) -> tuple:
-    return tuple(getattr(x, "shape", ()))
-
-
-def is_array(x) -> bool:
-    return getattr(x, "shape", None) is not None
-
-
-def unbroadcast(xp, ct, x):
-    """``ct`` summed down to ``x``'s shape (the transpose of NumPy broadcasting); None for a
-    Python scalar ``x`` (a constant)."""
-    if not is_array(x):
-        return None
-    shape = shape_of(x)
-    if shape_of(ct) == shape:
-        return ct
-    lead = ct.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and ct.shape[lead + i] != 1)
-    if axes:  # (one axis as an int: the contraction pass reads a sum of a product over it, D27)
-        ct = xp.sum(ct, axes[0] if len(axes) == 1 else axes)  # (positional: the pass reads no keywords)
-    return xp.reshape(ct, shape)
-
-
-def arg(args, kw, i: int, name: str, default=None):
-    """The operation's argument ``i`` (or, given by keyword, ``name``)."""
-    return args[i] if len(args) > i else dict(kw).get(name, default)
-
-
-def mul(xp, a, b):
-    """``a·b`` by the backend's function: never an operator between two arrays, since an inner
-    backend's array on the left of a taped one would take the operation for itself."""
-    return xp.multiply(a, b)
-
-
-def const(xp, value, like):
-    """The scalar ``value`` as a 0-d array of ``like``'s representation (backend functions take arrays)."""
-    return xp.full((), value, xp.rep(like))
-
-
-def zeros_like(xp, x):
-    return xp.full(shape_of(x), 0, xp.rep(x))
-
-
-def keep_axis(xp, small, x, axis: int):
-    """``small`` (``x`` reduced along ``axis``) seen at ``x``'s shape."""
-    shape = list(shape_of(x))
-    shape[axis] = 1
-    return xp.broadcast_to(xp.reshape(small, tuple(shape)), shape_of(x))
-
-
-def axes_of(axis, ndim: int) -> tuple:
-    if axis is None:
-        return tuple(range(ndim))
-    if type(axis) in (tuple, list):
-        return tuple(a % ndim for a in axis)
-    return (axis % ndim,)
-
-
-def spread_back(xp, ct, x, axis):
-    """``ct`` of a reduction of ``x`` over ``axis`` at ``x``'s shape."""
-    axes = axes_of(axis, x.ndim)
-    shape = tuple(1 if i in axes else d for i, d in enumerate(shape_of(x)))
-    return xp.broadcast_to(xp.reshape(ct, shape), shape_of(x))
-
-
-def chooser(xp, ct, out, x, axis):
-    """The transpose of ``max``/``min`` over ``axis``: the cotangent shared equally by the
-    atoms equal to the result (``jax.grad``'s choice at a tie)."""
-    hit = xp.astype(xp.equal(x, spread_back(xp, out, x, axis)), xp.rep(x))
-    count = spread_back(xp, xp.sum(hit, axes_of(axis, x.ndim)), x, axis)
-    return xp.divide(xp.multiply(hit, spread_back(xp, ct, x, axis)), count)
+from .table import const, is_array, mul, refuse, rule, shape_of, unbroadcast, wanted
+from .tape import copy_of
 
 
 # --- elementwise -----------------------------------------------------------------------------
@@ -442,107 +347,6 @@ def _resize(xp, ct, out, args, kw, need=None):
     return [xp.index_add(shape_of(x), (positions,), ct), None]
 
 
-# --- reductions and scans ------------------------------------------------------------------------
-
-
-@rule("sum")
-def _sum(xp, ct, out, args, kw, need=None):
-    x = args[0]
-    axis = args[1] if len(args) > 1 else dict(kw).get("axis")
-    return [spread_back(xp, ct, x, axis)] + [None] * (len(args) - 1)
-
-
-@rule("max", "min")
-def _max(xp, ct, out, args, kw, need=None):
-    x = args[0]
-    axis = args[1] if len(args) > 1 else dict(kw).get("axis")
-    return [chooser(xp, ct, out, x, axis)] + [None] * (len(args) - 1)
-
-
-@rule("reduce")
-def _reduce(xp, ct, out, args, kw, need=None):
-    op, x, axis = args[0], args[1], arg(args, kw, 2, "axis")
-    if op == "add":
-        return [None, spread_back(xp, ct, x, axis), None]
-    if op in ("maximum", "minimum"):
-        return [None, chooser(xp, ct, out, x, axis), None]
-    if op == "multiply":  # the product of the other items: exclusive products from both ends
-        return [None, mul(xp, spread_back(xp, ct, x, axis), _others_product(xp, x, axis % x.ndim)), None]
-    return [None, None, None]
-
-
-@rule("fold_items")
-def _fold_items(xp, ct, out, args, kw, need=None):
-    """``z`` combined in order with ``x``'s items: a sum's cotangent reaches ``z`` and every item
-    as it is; a product's, each factor times the product of the others (exact at zeros)."""
-    op, z, x, axis = args[0], args[1], args[2], arg(args, kw, 3, "axis")
-    axis %= x.ndim
-    if op == "add":
-        return [None, ct, spread_back(xp, ct, x, axis), None]
-    if op == "multiply":
-        to_items = mul(xp, spread_back(xp, mul(xp, ct, z), x, axis), _others_product(xp, x, axis))
-        return [None, mul(xp, ct, xp.reduce("multiply", x, axis)), to_items, None]
-    refuse(f"fold_items {op}")
-
-
-def _others_product(xp, x, axis: int):
-    ones = xp.full(shape_of(x)[:axis] + (1,) + shape_of(x)[axis + 1:], 1, xp.rep(x))
-    n = shape_of(x)[axis]
-    before = xp.concat([ones, xp.accumulate("multiply", x, axis)], axis)
-    after = xp.flip(xp.concat([ones, xp.accumulate("multiply", xp.flip(x, axis), axis)], axis), axis)
-    cut = (slice(None),) * axis
-    return before[cut + (slice(0, n),)] * after[cut + (slice(1, n + 1),)]
-
-
-@rule("accumulate")
-def _accumulate(xp, ct, out, args, kw, need=None):
-    op, x, axis = args[0], args[1], arg(args, kw, 2, "axis")
-    axis %= x.ndim
-    if op == "add":
-        return [None, xp.flip(xp.accumulate("add", xp.flip(ct, axis), axis), axis), None]
-    if op == "multiply":
-        return [None, _running_product(xp, ct, out, x, axis), None]
-    refuse(f"accumulate {op}")
-
-
-def _running_product(xp, ct, out, x, axis: int):
-    """The transpose of a running product, exact at zeros: ``r_j = ct_j + x_{j+1}·r_{j+1}`` from
-    the end, times the product of the items before ``j``."""
-    n = shape_of(x)[axis]
-    cut = (slice(None),) * axis
-    r = ct[cut + (n - 1,)]
-    rs = [r]
-    for j in range(n - 2, -1, -1):
-        r = xp.add(ct[cut + (j,)], mul(xp, x[cut + (j + 1,)], r))
-        rs.append(r)
-    ones = xp.full(shape_of(x)[:axis] + (1,) + shape_of(x)[axis + 1:], 1, xp.rep(x))
-    before = xp.concat([ones, out[cut + (slice(0, n - 1),)]], axis)
-    return mul(xp, xp.stack(rs[::-1], axis), before)
-
-
-@rule("cumulative_sum")
-def _cumulative_sum(xp, ct, out, args, kw, need=None):
-    x = args[0]
-    options = dict(kw)
-    axis = args[1] if len(args) > 1 else options.get("axis", 0)
-    initial = args[2] if len(args) > 2 else options.get("include_initial", False)
-    axis %= x.ndim
-    if initial:
-        ct = ct[(slice(None),) * axis + (slice(1, None),)]
-    return [xp.flip(xp.cumulative_sum(xp.flip(ct, axis), axis), axis)] + [None] * (len(args) - 1)
-
-
-@rule("segment_reduce")
-def _segment_reduce(xp, ct, out, args, kw, need=None):
-    op, data, offsets = args
-    if op != "add":
-        refuse(f"segment_reduce {op}")
-    n = shape_of(data)[0]
-    starts = xp.scatter(xp.full((n,), 0, "Int"), offsets, 1)
-    segment = xp.cumulative_sum(starts) - 1
-    return [None, xp.gather(ct, segment), None]
-
-
 # --- contractions ----------------------------------------------------------------------------------
 
 
@@ -602,5 +406,4 @@ def _einsum(xp, ct, out, args, kw, need=None):
     return cts
 
 
-def refuse(what: str):
-    raise Refused(f"the derivative of `{what}`")
+from . import rules_reductions  # noqa: E402,F401  (registers the reductions' rules)

@@ -18,7 +18,8 @@ import inspect
 from typing import Any, Callable
 
 from ...backends.base import Backend
-from .rules import TRANSPOSE, Sparse, dense, refuse, zeros_like
+from .rules import Sparse, dense
+from .table import TRANSPOSE, refuse, zeros_like
 from .tape import Dual, TapeBackend
 
 Run = Callable[[Backend, Any], Any]

@@ -21,7 +21,8 @@ decisions it names (D22 for sums' rounding, D27 for contractions, signed zeros).
 10. :mod:`.contraction` — a sum of a product over a shared axis is one contraction (``einsum``);
 11. :mod:`.cse` — an operation made again on the same operands is made once;
 12. :mod:`.dce` — an operation nothing reads is dropped (unless it writes, guards a decision
-    taken on its shape, or may fail).
+    taken on its shape, or may fail);
+13. :mod:`.schedule` — each pure operation is made just before its first reader.
 
 Each pass also rewrites the bodies of loops.  The ``if`` of a frame becomes ``select`` where its
 law holds (:mod:`.select`): that decision is taken while tracing, where both ways are at hand.
@@ -32,14 +33,14 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..core import Eqn
-from . import broadcasts, checks, contraction, cse, dce, fold, gathers, hoist, joins, positions, views
+from . import broadcasts, checks, contraction, cse, dce, fold, gathers, hoist, joins, positions, schedule, views
 from .common import Context
 
 
 #: the passes in the order they run: each ``run(steps, result, ctx) -> (steps, result)``
 PIPELINE: tuple[Callable, ...] = (views.run, fold.run, checks.run, gathers.run, broadcasts.run, views.run,
                                   positions.run, joins.run, hoist.run, contraction.run,
-                                  cse.run, dce.run)
+                                  cse.run, dce.run, schedule.run)
 
 
 def simplify(steps: list[Eqn], result: Any, xp: Any) -> tuple[list[Eqn], Any]:
